@@ -1,0 +1,1 @@
+//! C ABI for memcore (filled by the C ABI issue).

@@ -1,0 +1,333 @@
+//! Configuration (`.memcore.yaml`) and scopes: where a store lives.
+//!
+//! - The **global** store is `$MEMCORE_HOME`, else `$XDG_DATA_HOME/memcore`, else
+//!   `~/.local/share/memcore`; its optional settings are in `config.yaml` inside it.
+//! - A **project-local** store is found by walking up from a directory to the first
+//!   `.memcore.yaml` (or `.memcore.yml`, `.memcore.json`); its `path:` (default `.memcore`)
+//!   is resolved against the directory holding the config and must stay inside it.
+//!
+//! ```yaml
+//! # .memcore.yaml
+//! version: 1
+//! path: .memcore            # the store, relative to this file's directory
+//! default_collection: memory
+//! versioning: auto          # auto | builtin | git | off
+//! max_versions: 10
+//! limits:
+//!   max_content_bytes: 102400
+//!   max_summary_chars: 100
+//! ```
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Collection, Error, Limits, Result};
+
+/// The names a project config may have, in the order they are looked for.
+pub const PROJECT_CONFIG_NAMES: [&str; 3] = [".memcore.yaml", ".memcore.yml", ".memcore.json"];
+/// The settings file inside the global store.
+pub const GLOBAL_CONFIG_NAME: &str = "config.yaml";
+/// The store directory of a project when its config does not name one.
+pub const DEFAULT_PROJECT_STORE: &str = ".memcore";
+
+/// How a file store keeps the history of each memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Versioning {
+    /// Git when the store is inside a git work tree, else built-in `.versions/`.
+    #[default]
+    Auto,
+    /// Built-in `.versions/<id>/vN_<time>.md` files, kept to `max_versions`.
+    Builtin,
+    /// Git history of the work tree holding the store.
+    Git,
+    /// No history.
+    Off,
+}
+
+/// Settings of a store. Every field has a sensible default, so an empty file is valid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The format version of this file; 1.
+    pub version: u32,
+    /// Project configs only: the store directory, relative to the config's directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// The collection used when a memory names none.
+    pub default_collection: Collection,
+    /// How history is kept.
+    pub versioning: Versioning,
+    /// How many old versions built-in history keeps per memory.
+    pub max_versions: usize,
+    /// Size limits.
+    pub limits: Limits,
+    /// How long a writer waits for another process's lock before giving up, in milliseconds.
+    pub lock_timeout_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            version: 1,
+            path: None,
+            default_collection: Collection::default(),
+            versioning: Versioning::default(),
+            max_versions: 10,
+            limits: Limits::default(),
+            lock_timeout_ms: 10_000,
+        }
+    }
+}
+
+impl Config {
+    /// Reads a config file: YAML, or JSON for a `.json` file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(format!("reading config {}", path.display()), e))?;
+        let is_json = path.extension().is_some_and(|ext| ext == "json");
+        let parsed = if is_json {
+            serde_json::from_str(&text).map_err(|e| e.to_string())
+        } else if text.trim().is_empty() {
+            Ok(Self::default())
+        } else {
+            serde_yaml::from_str(&text).map_err(|e| e.to_string())
+        };
+        let config: Self = parsed.map_err(|e| {
+            Error::validation(
+                format!("invalid config {}: {e}", path.display()),
+                "fix the file; see the memcore docs (module `config`) for the keys it takes",
+            )
+        })?;
+        if config.version != 1 {
+            return Err(Error::validation(
+                format!(
+                    "config {} has version {}, this memcore reads version 1",
+                    path.display(),
+                    config.version
+                ),
+                "set `version: 1` or upgrade memcore",
+            ));
+        }
+        Ok(config)
+    }
+
+    /// The config as YAML, as `memcore init` writes it.
+    pub fn to_yaml(&self) -> String {
+        // A struct of plain values always serialises.
+        serde_yaml::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Which store to open when no explicit path is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// The project-local store if a project config is found walking up, else the global one.
+    #[default]
+    Auto,
+    /// The project-local store; an error when there is no project config.
+    Local,
+    /// The global store.
+    Global,
+}
+
+/// Where a store was found and with which settings.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Location {
+    /// The store's root directory.
+    pub root: PathBuf,
+    /// The config file that placed it there, if any.
+    pub config_file: Option<PathBuf>,
+    /// The settings in force.
+    pub config: Config,
+}
+
+/// The global store directory: `$MEMCORE_HOME`, else `$XDG_DATA_HOME/memcore`, else
+/// `~/.local/share/memcore`.
+pub fn global_root() -> Result<PathBuf> {
+    let from_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(home) = from_env("MEMCORE_HOME") {
+        return Ok(home);
+    }
+    if let Some(data) = from_env("XDG_DATA_HOME") {
+        return Ok(data.join("memcore"));
+    }
+    std::env::home_dir()
+        .map(|home| home.join(".local/share/memcore"))
+        .ok_or_else(|| {
+            Error::validation(
+                "cannot find the global store: no home directory",
+                "set MEMCORE_HOME to the directory for the global store",
+            )
+        })
+}
+
+/// Finds the first project config walking up from `start`.
+pub fn find_project_config(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        PROJECT_CONFIG_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// Resolves `scope` from `start` (usually the working directory) to a store location.
+pub fn locate(scope: Scope, start: &Path) -> Result<Location> {
+    let project = match scope {
+        Scope::Global => None,
+        Scope::Auto | Scope::Local => find_project_config(start),
+    };
+    match (scope, project) {
+        (_, Some(config_file)) => project_location(config_file),
+        (Scope::Local, None) => Err(Error::not_found(
+            format!(
+                "project config ({}) in {} or above",
+                PROJECT_CONFIG_NAMES[0],
+                start.display()
+            ),
+            "create one with `memcore init` in the project root, or open the global store",
+        )),
+        _ => global_location(),
+    }
+}
+
+fn global_location() -> Result<Location> {
+    let root = global_root()?;
+    let config_file = root.join(GLOBAL_CONFIG_NAME);
+    let config = if config_file.is_file() {
+        Config::load(&config_file)?
+    } else {
+        Config::default()
+    };
+    let config_file = config_file.is_file().then_some(config_file);
+    Ok(Location {
+        root,
+        config_file,
+        config,
+    })
+}
+
+fn project_location(config_file: PathBuf) -> Result<Location> {
+    let config = Config::load(&config_file)?;
+    let project_root = config_file.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let relative = config
+        .path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_STORE));
+    let root = contained_path(&project_root, &relative).map_err(|why| {
+        Error::validation(
+            format!(
+                "config {}: store path {}: {why}",
+                config_file.display(),
+                relative.display()
+            ),
+            "give a relative `path:` inside the project, such as `.memcore`",
+        )
+    })?;
+    Ok(Location {
+        root,
+        config_file: Some(config_file),
+        config,
+    })
+}
+
+/// `base/relative`, if it stays inside `base` (lexically, and through symlinks where the
+/// path exists).
+fn contained_path(base: &Path, relative: &Path) -> std::result::Result<PathBuf, &'static str> {
+    let mut depth = 0usize;
+    for component in relative.components() {
+        match component {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth > 0 => depth -= 1,
+            Component::ParentDir => return Err("it leaves the project root"),
+            Component::RootDir | Component::Prefix(_) => return Err("it must be relative"),
+        }
+    }
+    let joined = base.join(relative);
+    if let (Ok(real_base), Ok(real)) = (base.canonicalize(), joined.canonicalize())
+        && !real.starts_with(&real_base)
+    {
+        return Err("it leads outside the project root through a symbolic link");
+    }
+    Ok(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_json_configs_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = dir.path().join(".memcore.yaml");
+        std::fs::write(&yaml, "").unwrap();
+        assert_eq!(Config::load(&yaml).unwrap(), Config::default());
+        let json = dir.path().join("c.json");
+        std::fs::write(&json, r#"{"path": "mem", "max_versions": 3}"#).unwrap();
+        let config = Config::load(&json).unwrap();
+        assert_eq!(
+            (config.path.unwrap(), config.max_versions),
+            (PathBuf::from("mem"), 3)
+        );
+    }
+
+    #[test]
+    fn typos_and_bad_versions_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".memcore.yaml");
+        std::fs::write(&file, "max_version: 3\n").unwrap();
+        let err = Config::load(&file).unwrap_err();
+        assert!(err.to_string().contains("max_version"), "{err}");
+        std::fs::write(&file, "version: 2\n").unwrap();
+        assert!(Config::load(&file).is_err());
+        std::fs::write(&file, "default_collection: ../x\n").unwrap();
+        assert!(Config::load(&file).is_err());
+    }
+
+    #[test]
+    fn finds_project_config_from_nested_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".memcore.yaml"), "path: store\n").unwrap();
+        let nested = dir.path().join("a/b/c");
+        std::fs::create_dir_all(&nested).unwrap();
+        let location = locate(Scope::Auto, &nested).unwrap();
+        assert_eq!(location.root, dir.path().join("store"));
+        assert_eq!(locate(Scope::Local, &nested).unwrap(), location);
+    }
+
+    #[test]
+    fn store_path_must_stay_inside_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        for bad in ["../outside", "/abs/path", "a/../../b"] {
+            std::fs::write(project.join(".memcore.yaml"), format!("path: {bad}\n")).unwrap();
+            let err = locate(Scope::Local, &project).unwrap_err();
+            assert_eq!(err.category(), crate::Category::Validation, "{bad}: {err}");
+        }
+        std::os::unix::fs::symlink(dir.path(), project.join("link")).unwrap();
+        std::fs::write(project.join(".memcore.yaml"), "path: link\n").unwrap();
+        assert!(locate(Scope::Local, &project).is_err());
+        std::fs::write(project.join(".memcore.yaml"), "path: a/../inside\n").unwrap();
+        assert_eq!(
+            locate(Scope::Local, &project).unwrap().root,
+            project.join("a/../inside")
+        );
+    }
+
+    #[test]
+    fn local_scope_without_config_is_not_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = locate(Scope::Local, dir.path()).unwrap_err();
+        assert_eq!(err.category(), crate::Category::NotFound);
+        assert!(err.recovery().contains("memcore init"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Reading and writing memories as text: the frontmatter file format and the `context`,
+//! `json` and `raw` renderings.
+
+pub(crate) mod frontmatter;
+mod markdown;
+mod render;
+
+pub(crate) use markdown::{derive_title, first_heading};
+pub use render::Format;

@@ -1,0 +1,76 @@
+//! # memcore
+//!
+//! Persistent, searchable long-term memory for AI agents, as a library that runs inside the
+//! agent's own process: no server, no network, no LLM needed.
+//!
+//! Memories are markdown files with YAML frontmatter, one per memory, human-readable and
+//! git-friendly. The store is the source of truth and is written atomically and durably;
+//! several processes may share one store.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use memcore::{Format, ListOptions, Memcore, MemoryUpdate, NewMemory};
+//!
+//! # let dir = tempfile::tempdir()?;
+//! # let path = dir.path();
+//! let memcore = Memcore::open(path)?;
+//!
+//! // Store: the id comes from the title, the first heading, or a content hash.
+//! memcore.put(
+//!     NewMemory::new("# GPU Acceleration Patterns\n\nPrefer Metal on Apple silicon.")
+//!         .collection("knowledge")
+//!         .tags(["gpu", "performance"])
+//!         .created_by("claude"),
+//! )?;
+//!
+//! // Change: version 2, tags merged, the old version kept in history.
+//! memcore.update(
+//!     "gpu-acceleration-patterns",
+//!     MemoryUpdate::new().tags(["metal"]).merge_tags(true),
+//! )?;
+//!
+//! // Read back, ready for a prompt.
+//! let memory = memcore.get("knowledge/gpu-acceleration-patterns")?;
+//! println!("{}", memory.render(Format::Context));
+//!
+//! // List with seed 000's `key=value` filters.
+//! let listing = memcore.list(&ListOptions::new().filter("tags=metal")?)?;
+//! assert_eq!(listing.memories[0].version, 2);
+//! # Ok::<(), memcore::Error>(())
+//! ```
+//!
+//! ## Map of the crate
+//!
+//! - [`Memcore`] and [`MemcoreBuilder`]: the entry point; open by path or by [`Scope`].
+//! - [`Memory`], [`NewMemory`], [`MemoryUpdate`], [`MemoryId`], [`Collection`], [`Status`]:
+//!   the data model.
+//! - [`MemoryStore`]: the backend contract; [`FileStore`] the markdown backend.
+//! - [`Config`]: `.memcore.yaml` settings, [`Scope`] and [`locate`] for global and
+//!   project-local stores.
+//! - [`Format`]: the `context`, `json` and `raw` renderings.
+//! - [`Filter`]: `key=value` filters.
+//! - [`Error`]: one error type; every error has a [`Category`] and a recovery hint.
+#![forbid(unsafe_code)]
+
+mod config;
+mod error;
+mod filter;
+mod format;
+mod memcore;
+mod memory;
+mod store;
+
+pub use config::{
+    Config, DEFAULT_PROJECT_STORE, GLOBAL_CONFIG_NAME, Location, PROJECT_CONFIG_NAMES, Scope,
+    Versioning, find_project_config, global_root, locate,
+};
+pub use error::{BoxedSource, Category, Error, Result};
+pub use filter::Filter;
+pub use format::Format;
+pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
+pub use memory::{
+    Collection, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId, MemorySummary,
+    MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
+};
+pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};

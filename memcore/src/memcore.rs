@@ -1,0 +1,326 @@
+//! [`Memcore`], the one entry point: a store plus the engines over it.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{self, Config, GLOBAL_CONFIG_NAME, Location, Scope};
+use crate::store::{FileStore, MemoryStore, PutMode, TrashEntry, Version};
+use crate::{
+    Collection, Error, Filter, Memory, MemoryId, MemorySummary, MemoryUpdate, NewMemory, Result,
+    Timestamp,
+};
+
+/// A source of the current time; injectable so tests are exact.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// An open memory store with its engines. `Send + Sync`: share it across threads with an
+/// `Arc`, every method takes `&self`.
+///
+/// Memories are addressed by id, or by `collection/id` when the id is not unique across
+/// collections.
+///
+/// ```
+/// use memcore::{ListOptions, Memcore, MemoryUpdate, NewMemory};
+///
+/// let dir = tempfile::tempdir()?;
+/// let memcore = Memcore::open(dir.path())?;
+///
+/// let stored = memcore.put(
+///     NewMemory::new("# GPU Patterns\n\nPrefer Metal on Apple silicon.")
+///         .collection("knowledge")
+///         .tags(["gpu"]),
+/// )?;
+/// assert_eq!(stored.id.as_str(), "gpu-patterns");
+///
+/// memcore.update("knowledge/gpu-patterns", MemoryUpdate::new().tags(["perf"]).merge_tags(true))?;
+/// let memory = memcore.get("gpu-patterns")?;
+/// assert_eq!((memory.version, memory.tags.clone()), (2, vec!["gpu".into(), "perf".into()]));
+///
+/// let listing = memcore.list(&ListOptions::new().filter("tags=perf")?)?;
+/// assert_eq!(listing.memories.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Memcore {
+    store: Box<dyn MemoryStore>,
+    location: Location,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Memcore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memcore")
+            .field("store", &self.store)
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+/// Builds a [`Memcore`]: from an explicit path, or from a [`Scope`] resolved from a directory.
+#[derive(Default)]
+#[must_use]
+pub struct MemcoreBuilder {
+    path: Option<PathBuf>,
+    scope: Scope,
+    start_dir: Option<PathBuf>,
+    config: Option<Config>,
+    clock: Option<Clock>,
+}
+
+impl MemcoreBuilder {
+    /// Opens the store at this directory, ignoring scope detection.
+    pub fn path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Which store to open when no path is given (default [`Scope::Auto`]).
+    pub fn scope(mut self, scope: Scope) -> Self {
+        self.scope = scope;
+        self
+    }
+
+    /// Where scope detection starts walking up (default: the working directory).
+    pub fn start_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.start_dir = Some(dir.into());
+        self
+    }
+
+    /// Settings to use instead of those found on disk.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// The clock used for `created_at`, `updated_at` and deletion times (default: UTC now).
+    pub fn clock(mut self, clock: impl Fn() -> Timestamp + Send + Sync + 'static) -> Self {
+        self.clock = Some(Arc::new(clock));
+        self
+    }
+
+    /// Resolves the location and opens the store (creating its directory if needed).
+    pub fn open(self) -> Result<Memcore> {
+        let mut location = match self.path {
+            Some(root) => {
+                let config_file = root.join(GLOBAL_CONFIG_NAME);
+                let on_disk = config_file.is_file();
+                let config = if on_disk {
+                    Config::load(&config_file)?
+                } else {
+                    Config::default()
+                };
+                Location {
+                    root,
+                    config_file: on_disk.then_some(config_file),
+                    config,
+                }
+            }
+            None => {
+                let start = match self.start_dir {
+                    Some(dir) => dir,
+                    None => std::env::current_dir().map_err(|e| {
+                        Error::io("reading the working directory for scope detection", e)
+                    })?,
+                };
+                config::locate(self.scope, &start)?
+            }
+        };
+        if let Some(config) = self.config {
+            location.config = config;
+        }
+        let store = FileStore::open(&location.root, &location.config)?;
+        Ok(Memcore {
+            store: Box::new(store),
+            location,
+            clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
+        })
+    }
+}
+
+/// What [`Memcore::list`] returns: the memories that loaded, and the files that did not.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Listing {
+    /// Matching memories, sorted by collection then id.
+    pub memories: Vec<MemorySummary>,
+    /// One error per memory file that could not be read (each names its file); the listing
+    /// is complete apart from these.
+    pub skipped: Vec<Error>,
+}
+
+/// Which memories [`Memcore::list`] returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[must_use]
+#[non_exhaustive]
+pub struct ListOptions {
+    /// Only this collection.
+    pub collection: Option<String>,
+    /// All of these filters must match.
+    pub filters: Vec<Filter>,
+    /// Skip this many matches.
+    pub offset: usize,
+    /// Return at most this many.
+    pub limit: Option<usize>,
+}
+
+impl ListOptions {
+    /// All memories of all collections.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only memories of `collection`.
+    pub fn collection(mut self, collection: impl Into<String>) -> Self {
+        self.collection = Some(collection.into());
+        self
+    }
+
+    /// Adds a `key=value[,value...]` filter.
+    pub fn filter(mut self, expr: &str) -> Result<Self> {
+        self.filters.push(expr.parse()?);
+        Ok(self)
+    }
+
+    /// Skips the first `offset` matches.
+    pub fn offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Returns at most `limit` matches.
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+}
+
+/// Splits `collection/id` or `id` into its validated parts.
+fn parse_ref(reference: &str) -> Result<(Option<Collection>, MemoryId)> {
+    match reference.split_once('/') {
+        Some((collection, id)) => Ok((Some(Collection::new(collection)?), MemoryId::new(id)?)),
+        None => Ok((None, MemoryId::new(reference)?)),
+    }
+}
+
+impl Memcore {
+    /// A builder for the less common ways to open a store.
+    pub fn builder() -> MemcoreBuilder {
+        MemcoreBuilder::default()
+    }
+
+    /// Opens (creating if needed) the file store at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::builder().path(path.as_ref()).open()
+    }
+
+    /// Where the store is and which settings it runs with.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &Config {
+        &self.location.config
+    }
+
+    /// The backing store, for operations the handle does not wrap.
+    pub fn store(&self) -> &dyn MemoryStore {
+        self.store.as_ref()
+    }
+
+    fn now(&self) -> Timestamp {
+        (self.clock)()
+    }
+
+    /// Stores a memory, replacing one with the same id in the same collection.
+    pub fn put(&self, memory: NewMemory) -> Result<Memory> {
+        self.put_with(memory, PutMode::Upsert)
+    }
+
+    /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
+    pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
+        let config = self.config();
+        let memory = memory.into_memory(&config.default_collection, &config.limits, self.now())?;
+        self.store.put(memory, mode)
+    }
+
+    /// The memory at `reference` (`id` or `collection/id`).
+    pub fn get(&self, reference: &str) -> Result<Memory> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store
+            .get(collection.as_ref(), &id)
+            .map(Arc::unwrap_or_clone)
+    }
+
+    /// Changes the memory at `reference`; see [`MemoryUpdate`].
+    pub fn update(&self, reference: &str, change: MemoryUpdate) -> Result<Memory> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store
+            .update(collection.as_ref(), &id, &change, self.now())
+    }
+
+    /// Moves the memory at `reference` to the trash.
+    pub fn delete(&self, reference: &str) -> Result<TrashEntry> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store.delete(collection.as_ref(), &id, self.now())
+    }
+
+    /// Brings the most recently deleted memory at `reference` back from the trash.
+    pub fn restore(&self, reference: &str) -> Result<Memory> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store
+            .restore(collection.as_ref(), &id)
+            .map(Arc::unwrap_or_clone)
+    }
+
+    /// The store's collections.
+    pub fn collections(&self) -> Result<Vec<Collection>> {
+        self.store.collections()
+    }
+
+    /// The memories matching `options`, sorted by collection then id.
+    pub fn list(&self, options: &ListOptions) -> Result<Listing> {
+        let collection = options
+            .collection
+            .as_deref()
+            .map(Collection::new)
+            .transpose()?;
+        let mut listing = Listing {
+            memories: Vec::new(),
+            skipped: Vec::new(),
+        };
+        let mut to_skip = options.offset;
+        let limit = options.limit.unwrap_or(usize::MAX);
+        self.store.scan(collection.as_ref(), &mut |item| {
+            match item {
+                Ok(memory) if options.filters.iter().all(|f| f.matches(&memory)) => {
+                    if to_skip > 0 {
+                        to_skip -= 1;
+                    } else {
+                        listing.memories.push(memory.summary_view());
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => listing.skipped.push(e),
+            }
+            if listing.memories.len() >= limit {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        Ok(listing)
+    }
+
+    /// The history of the memory at `reference`, oldest first, current last.
+    pub fn versions(&self, reference: &str) -> Result<Vec<Version>> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store.versions(collection.as_ref(), &id)
+    }
+
+    /// The memory at `reference` as it was at `rev` (see [`Version::rev`]).
+    pub fn get_version(&self, reference: &str, rev: &str) -> Result<Memory> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store.get_version(collection.as_ref(), &id, rev)
+    }
+}

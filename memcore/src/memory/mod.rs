@@ -1,0 +1,459 @@
+//! The memory model: plain data, no I/O.
+//!
+//! A [`Memory`] is markdown content plus metadata. New memories are described with
+//! [`NewMemory`], changes with [`MemoryUpdate`]; both are validated against [`Limits`] when
+//! they are applied, so a bad value is a typed error before anything is written.
+
+mod id;
+mod status;
+mod update;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::Serialize;
+
+pub use id::{Collection, MAX_COLLECTION_LEN, MAX_ID_LEN, MemoryId};
+pub use status::Status;
+pub use update::MemoryUpdate;
+
+use crate::{Error, Result};
+
+/// A point in time, UTC, stored as RFC 3339 (`2025-10-30T14:23:45Z`).
+pub type Timestamp = DateTime<Utc>;
+
+/// Extra frontmatter keys memcore does not interpret, kept verbatim (as JSON values).
+pub type Metadata = BTreeMap<String, serde_json::Value>;
+
+/// The current time, truncated to whole seconds as stored in frontmatter.
+pub fn now() -> Timestamp {
+    Utc::now().trunc_subsecs(0)
+}
+
+/// Size limits checked before anything is written (seed 002, appendix F).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// The largest content, in bytes of UTF-8. Default 100 KiB.
+    pub max_content_bytes: usize,
+    /// The longest summary, in characters. Default 100.
+    pub max_summary_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_content_bytes: 100 * 1024,
+            max_summary_chars: 100,
+        }
+    }
+}
+
+impl Limits {
+    /// Checks content against the limits: it must be non-blank and not too large.
+    pub fn check_content(&self, content: &str) -> Result<()> {
+        if content.trim().is_empty() {
+            return Err(Error::validation(
+                "content is empty",
+                "give the memory some text; to remove a memory use delete",
+            ));
+        }
+        if content.len() > self.max_content_bytes {
+            return Err(Error::validation(
+                format!(
+                    "content too large: {} bytes (max {})",
+                    content.len(),
+                    self.max_content_bytes
+                ),
+                "reduce the content or split it into several memories (or raise \
+                 limits.max_content_bytes in the config)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a summary: at most `max_summary_chars` characters.
+    pub fn check_summary(&self, summary: &str) -> Result<()> {
+        let chars = summary.chars().count();
+        if chars > self.max_summary_chars {
+            return Err(Error::validation(
+                format!(
+                    "summary too long: {chars} characters (max {})",
+                    self.max_summary_chars
+                ),
+                format!(
+                    "shorten the summary to {} characters or less",
+                    self.max_summary_chars
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks an importance weight: a finite number in `0.0..=1.0`.
+    pub fn check_importance(importance: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&importance) {
+            return Err(Error::validation(
+                format!("importance {importance} is outside 0.0..=1.0"),
+                "give an importance between 0.0 (forgettable) and 1.0 (keep)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One memory: markdown content plus its metadata.
+///
+/// Field names follow the seed designs so that a memory file reads naturally; see
+/// ARCHITECTURE.md section 3.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Memory {
+    /// Unique within its collection.
+    pub id: MemoryId,
+    /// The collection (folder, namespace) holding it.
+    pub collection: Collection,
+    /// A human title: given, else the first H1, else the first line of content.
+    pub title: String,
+    /// A one-line summary (at most 100 characters), where the writer gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The kind of memory: plan, journal, fact, observation, decision, learning, blocker, ...
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The lifecycle status.
+    pub status: Status,
+    /// Searchable keywords, in the order given, without duplicates.
+    pub tags: Vec<String>,
+    /// The primary category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Why the memory was created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Related memory ids or issue references.
+    pub related_to: Vec<String>,
+    /// The project it belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// A priority label such as `high`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
+    /// Who wrote it (an agent or a person).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
+    /// When it was first stored.
+    pub created_at: Timestamp,
+    /// When it was last changed (equal to `created_at` until then).
+    pub updated_at: Timestamp,
+    /// How much it matters, 0.0 to 1.0, where set (keepit weights and pins map here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f64>,
+    /// Starts at 1 and increases on every update.
+    pub version: u64,
+    /// Frontmatter keys memcore does not interpret, kept verbatim.
+    pub metadata: Metadata,
+    /// The markdown body.
+    pub content: String,
+}
+
+impl Memory {
+    /// A short, cheap view of this memory for listings.
+    pub fn summary_view(&self) -> MemorySummary {
+        MemorySummary {
+            id: self.id.clone(),
+            collection: self.collection.clone(),
+            title: self.title.clone(),
+            kind: self.kind.clone(),
+            status: self.status,
+            tags: self.tags.clone(),
+            category: self.category.clone(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            version: self.version,
+        }
+    }
+}
+
+/// The listing form of a memory: identity and the fields people sort and filter by.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct MemorySummary {
+    /// The memory's id.
+    pub id: MemoryId,
+    /// Its collection.
+    pub collection: Collection,
+    /// Its title.
+    pub title: String,
+    /// Its type.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Its status.
+    pub status: Status,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Its category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When it was last changed.
+    pub updated_at: Timestamp,
+    /// Its version.
+    pub version: u64,
+}
+
+/// A memory to be stored: content plus whatever metadata the caller knows.
+///
+/// Nothing is validated until the memory is stored, so every setter takes plain strings and
+/// the store reports a typed error for a bad value.
+///
+/// ```
+/// use memcore::NewMemory;
+///
+/// let new = NewMemory::new("# GPU Patterns\n\nUse Metal for ...")
+///     .collection("knowledge")
+///     .tags(["gpu", "performance"])
+///     .created_by("claude");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct NewMemory {
+    /// The markdown body.
+    pub content: String,
+    /// An explicit id; generated from title, H1 or content hash when absent.
+    pub id: Option<String>,
+    /// The collection; the store's default collection when absent.
+    pub collection: Option<String>,
+    /// The title; the first H1 or first line of content when absent.
+    pub title: Option<String>,
+    /// A one-line summary.
+    pub summary: Option<String>,
+    /// The type (`fact`, `decision`, ...).
+    pub kind: Option<String>,
+    /// The initial status (default active).
+    pub status: Option<Status>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Why it was created.
+    pub context: Option<String>,
+    /// Related ids or references.
+    pub related_to: Vec<String>,
+    /// Project name.
+    pub project: Option<String>,
+    /// Priority label.
+    pub priority: Option<String>,
+    /// Author.
+    pub created_by: Option<String>,
+    /// Importance, 0.0 to 1.0.
+    pub importance: Option<f64>,
+    /// Extra frontmatter keys.
+    pub metadata: Metadata,
+    /// Creation time; now when absent (for imports that keep their original dates).
+    pub created_at: Option<Timestamp>,
+}
+
+macro_rules! option_setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty),* $(,)?) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: impl Into<$ty>) -> Self {
+                self.$name = Some(value.into());
+                self
+            }
+        )*
+    };
+}
+pub(crate) use option_setters;
+
+impl NewMemory {
+    /// A new memory with this markdown content and nothing else set.
+    pub fn new(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            ..Self::default()
+        }
+    }
+
+    option_setters! {
+        /// Sets an explicit id.
+        id: String,
+        /// Sets the collection.
+        collection: String,
+        /// Sets the title.
+        title: String,
+        /// Sets the summary.
+        summary: String,
+        /// Sets the type.
+        kind: String,
+        /// Sets the initial status.
+        status: Status,
+        /// Sets the category.
+        category: String,
+        /// Sets why the memory was created.
+        context: String,
+        /// Sets the project.
+        project: String,
+        /// Sets the priority label.
+        priority: String,
+        /// Sets the author.
+        created_by: String,
+        /// Sets the importance (0.0 to 1.0).
+        importance: f64,
+        /// Sets the creation time.
+        created_at: Timestamp,
+    }
+
+    /// A new memory from a markdown document that may start with YAML frontmatter (a file
+    /// being imported): the frontmatter supplies the metadata, the rest the content.
+    ///
+    /// ```
+    /// use memcore::NewMemory;
+    ///
+    /// let new = NewMemory::from_markdown("---\ntags: [gpu]\n---\n# GPU notes\n")?;
+    /// assert_eq!(new.tags, ["gpu"]);
+    /// assert_eq!(new.content, "# GPU notes\n");
+    /// # Ok::<(), memcore::Error>(())
+    /// ```
+    pub fn from_markdown(text: &str) -> Result<Self> {
+        crate::format::frontmatter::parse_new_memory(text)
+    }
+
+    /// Sets the tags.
+    pub fn tags<I, S>(mut self, tags: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the related ids or references.
+    pub fn related_to<I, S>(mut self, related: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.related_to = related.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Adds one extra frontmatter key.
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
+
+    /// Validates and completes the memory: id and title derived where absent, tags cleaned,
+    /// `created_at = updated_at = now` unless given, version 1.
+    pub fn into_memory(
+        self,
+        default_collection: &Collection,
+        limits: &Limits,
+        now: Timestamp,
+    ) -> Result<Memory> {
+        limits.check_content(&self.content)?;
+        if let Some(summary) = &self.summary {
+            limits.check_summary(summary)?;
+        }
+        if let Some(importance) = self.importance {
+            Limits::check_importance(importance)?;
+        }
+        let collection = match self.collection {
+            Some(name) => Collection::new(name)?,
+            None => default_collection.clone(),
+        };
+        let title = non_blank(self.title);
+        let id = match self.id {
+            Some(id) => MemoryId::new(id)?,
+            None => MemoryId::generate(title.as_deref(), &self.content),
+        };
+        let title = title.unwrap_or_else(|| crate::format::derive_title(&self.content, &id));
+        let created_at = self.created_at.map_or(now, |t| t.trunc_subsecs(0));
+        Ok(Memory {
+            id,
+            collection,
+            title,
+            summary: non_blank(self.summary),
+            kind: non_blank(self.kind),
+            status: self.status.unwrap_or_default(),
+            tags: clean_list(self.tags),
+            category: non_blank(self.category),
+            context: non_blank(self.context),
+            related_to: clean_list(self.related_to),
+            project: non_blank(self.project),
+            priority: non_blank(self.priority),
+            created_by: non_blank(self.created_by),
+            created_at,
+            updated_at: created_at.max(now),
+            importance: self.importance,
+            version: 1,
+            metadata: self.metadata,
+            content: self.content,
+        })
+    }
+}
+
+/// `None` for absent or blank strings, else the trimmed string.
+pub(crate) fn non_blank(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+/// Trimmed, non-empty entries in their first-seen order, without duplicates.
+pub(crate) fn clean_list(items: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        let item = item.trim();
+        if !item.is_empty() && !out.iter().any(|seen| seen == item) {
+            out.push(item.to_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(new: NewMemory) -> Result<Memory> {
+        new.into_memory(&Collection::default(), &Limits::default(), now())
+    }
+
+    #[test]
+    fn derives_id_title_and_defaults() {
+        let memory =
+            build(NewMemory::new("# GPU Patterns\n\nbody").tags([" a", "b", "a", ""])).unwrap();
+        assert_eq!(memory.id.as_str(), "gpu-patterns");
+        assert_eq!(memory.title, "GPU Patterns");
+        assert_eq!(memory.collection.as_str(), "memory");
+        assert_eq!(memory.tags, ["a", "b"]);
+        assert_eq!(memory.version, 1);
+        assert_eq!(memory.status, Status::Active);
+        assert_eq!(memory.created_at, memory.updated_at);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let limits = Limits {
+            max_content_bytes: 10,
+            ..Limits::default()
+        };
+        let too_big = NewMemory::new("x".repeat(11));
+        let err = too_big
+            .into_memory(&Collection::default(), &limits, now())
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("content too large: 11 bytes (max 10)")
+        );
+        assert!(build(NewMemory::new("  \n")).is_err());
+        assert!(build(NewMemory::new("x").id("../x")).is_err());
+        assert!(build(NewMemory::new("x").collection(".trash")).is_err());
+        assert!(build(NewMemory::new("x").summary("s".repeat(101))).is_err());
+        assert!(build(NewMemory::new("x").importance(1.5)).is_err());
+        assert!(build(NewMemory::new("x").importance(f64::NAN)).is_err());
+    }
+}

@@ -1,0 +1,542 @@
+//! [`FileStore`]: one markdown file with YAML frontmatter per memory.
+//!
+//! ```text
+//! <root>/
+//!   <collection>/<id>.md                       the memories
+//!   <collection>/.versions/<id>/vN_<time>.md   built-in history (outside git)
+//!   .trash/<collection>/<id>@<time>.md         deleted memories
+//!   .memcore/lock                              the writers' advisory lock
+//! ```
+//!
+//! Writes are atomic and durable (temp file, fsync, rename, fsync dir) and serialised by an
+//! advisory lock, so several processes can share one store. Reads take no lock and are
+//! served from a `stat`-validated cache. Directories are created 0700, files 0600.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use super::cache::{Stamp, StoreCache};
+use super::fsutil::{create_private_dir_all, decode_utf8, move_durably, write_atomic};
+use super::lock::StoreLock;
+use super::{MemoryStore, PutMode, TrashEntry, Version, Visitor, history, trash};
+use crate::config::{Config, Versioning};
+use crate::format::frontmatter::{parse_memory, to_markdown};
+use crate::{Collection, Error, Limits, Memory, MemoryId, MemoryUpdate, Result, Timestamp};
+
+/// The store's private folder (lock, and the derived indexes of later layers).
+pub const PRIVATE_DIR: &str = ".memcore";
+const LOCK_FILE: &str = "lock";
+const MEMORY_EXT: &str = ".md";
+
+/// Where history is kept, decided when the store is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HistoryMode {
+    Builtin { max_versions: usize },
+    Git,
+    Off,
+}
+
+/// What a directory listing keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entries {
+    /// Sub-directories with valid collection names.
+    Collections,
+    /// `*.md` files not starting with `.`.
+    MemoryFiles,
+}
+
+/// The default backend: a directory of markdown files. See the module docs for the layout.
+///
+/// ```
+/// use memcore::{Collection, Config, FileStore, Limits, MemoryStore, NewMemory, PutMode};
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = FileStore::open(dir.path(), &Config::default())?;
+/// let memory = NewMemory::new("# Hello\n\nworld")
+///     .into_memory(&Collection::default(), &Limits::default(), memcore::now())?;
+/// store.put(memory, PutMode::Upsert)?;
+/// assert_eq!(store.get(None, &"hello".parse()?)?.content, "# Hello\n\nworld");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct FileStore {
+    root: PathBuf,
+    limits: Limits,
+    history: HistoryMode,
+    lock: StoreLock,
+    cache: StoreCache,
+}
+
+impl FileStore {
+    /// Opens the store at `root`, creating the directory (0700) if needed.
+    ///
+    /// Fails with [`Error::Validation`] when `root` exists but is not a directory.
+    pub fn open(root: impl AsRef<Path>, config: &Config) -> Result<Self> {
+        let root = root.as_ref().to_path_buf();
+        if root.exists() && !root.is_dir() {
+            return Err(Error::validation(
+                format!("store path {} is not a directory", root.display()),
+                "point memcore at a directory (it is created if missing), not at a file",
+            ));
+        }
+        create_private_dir_all(&root.join(PRIVATE_DIR))?;
+        let history = match config.versioning {
+            Versioning::Off => HistoryMode::Off,
+            Versioning::Git => HistoryMode::Git,
+            Versioning::Auto if history::inside_git_work_tree(&root) => HistoryMode::Git,
+            Versioning::Auto | Versioning::Builtin => HistoryMode::Builtin {
+                max_versions: config.max_versions,
+            },
+        };
+        let lock_timeout = Duration::from_millis(config.lock_timeout_ms);
+        let lock = StoreLock::new(&root.join(PRIVATE_DIR).join(LOCK_FILE), lock_timeout);
+        Ok(Self {
+            root,
+            limits: config.limits,
+            history,
+            lock,
+            cache: StoreCache::default(),
+        })
+    }
+
+    /// The store's root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn collection_dir(&self, collection: &Collection) -> PathBuf {
+        self.root.join(collection.as_str())
+    }
+
+    fn memory_path(&self, collection: &Collection, id: &MemoryId) -> PathBuf {
+        self.collection_dir(collection)
+            .join(format!("{id}{MEMORY_EXT}"))
+    }
+
+    /// Reads and parses the memory file at `path`, or `None` if there is none.
+    fn read(
+        &self,
+        path: &Path,
+        collection: &Collection,
+        id: &MemoryId,
+    ) -> Result<Option<Arc<Memory>>> {
+        let started = SystemTime::now();
+        let meta = match fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        };
+        let stamp = Stamp::of(&meta);
+        if let Some(memory) = self.cache.file(path, stamp) {
+            return Ok(Some(memory));
+        }
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        };
+        let text = decode_utf8(path, bytes)?;
+        let file_time = meta
+            .modified()
+            .map_or_else(|_| crate::now(), Timestamp::from);
+        let memory =
+            parse_memory(&text, collection, id, file_time).map_err(|e| e.into_error(path))?;
+        let memory = Arc::new(memory);
+        self.cache.put_file(path, stamp, &memory, started);
+        Ok(Some(memory))
+    }
+
+    /// The sorted names of `dir`'s entries of one kind (empty if `dir` does not exist).
+    fn entries(&self, dir: &Path, kind: Entries) -> Result<Arc<Vec<String>>> {
+        let started = SystemTime::now();
+        let meta = match fs::metadata(dir) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Arc::default()),
+            Err(e) => return Err(Error::io(format!("reading {}", dir.display()), e)),
+        };
+        let stamp = Stamp::of(&meta);
+        if let Some(names) = self.cache.dir(dir, stamp) {
+            return Ok(names);
+        }
+        let read_failed = |e| Error::io(format!("listing {}", dir.display()), e);
+        let mut names = Vec::new();
+        for entry in fs::read_dir(dir).map_err(read_failed)? {
+            let entry = entry.map_err(read_failed)?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let keep = match kind {
+                Entries::Collections => {
+                    entry.file_type().is_ok_and(|t| t.is_dir()) && Collection::new(&*name).is_ok()
+                }
+                Entries::MemoryFiles => {
+                    name.ends_with(MEMORY_EXT)
+                        && !name.starts_with('.')
+                        && entry.file_type().is_ok_and(|t| t.is_file())
+                }
+            };
+            if keep {
+                names.push(name);
+            }
+        }
+        names.sort_unstable();
+        let names = Arc::new(names);
+        self.cache.put_dir(dir, stamp, &names, started);
+        Ok(names)
+    }
+
+    /// The collection and file of an existing memory.
+    fn locate(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+    ) -> Result<(Collection, PathBuf)> {
+        let candidates = match collection {
+            Some(c) => vec![c.clone()],
+            None => self.collections()?,
+        };
+        let mut found: Vec<(Collection, PathBuf)> = candidates
+            .into_iter()
+            .map(|c| {
+                let path = self.memory_path(&c, id);
+                (c, path)
+            })
+            .filter(|(_, path)| path.is_file())
+            .collect();
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(not_found(collection, id)),
+            _ => {
+                let names: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+                Err(Error::conflict(
+                    format!(
+                        "memory '{id}' exists in several collections: {}",
+                        names.join(", ")
+                    ),
+                    "name the collection to say which one you mean",
+                ))
+            }
+        }
+    }
+
+    /// Reads an existing memory, which must parse.
+    fn load(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+    ) -> Result<(Arc<Memory>, PathBuf)> {
+        let (collection, path) = self.locate(collection, id)?;
+        let memory = self
+            .read(&path, &collection, id)?
+            .ok_or_else(|| not_found(Some(&collection), id))?;
+        Ok((memory, path))
+    }
+
+    /// Keeps `old` in the built-in history before it is replaced.
+    fn keep_history(&self, old: &Memory, path: &Path) -> Result<()> {
+        let HistoryMode::Builtin { max_versions } = self.history else {
+            return Ok(());
+        };
+        let old_text = fs::read(path)
+            .map_err(|e| Error::io(format!("reading {}", path.display()), e))
+            .and_then(|bytes| decode_utf8(path, bytes))?;
+        history::keep(
+            &self.collection_dir(&old.collection),
+            old,
+            &old_text,
+            max_versions,
+        )
+    }
+
+    /// Writes `memory` to its file and drops the stale cache entry.
+    fn write(&self, memory: &Memory) -> Result<()> {
+        let path = self.memory_path(&memory.collection, &memory.id);
+        write_atomic(&path, to_markdown(memory).as_bytes())?;
+        self.cache.forget_file(&path);
+        Ok(())
+    }
+
+    fn history_unavailable(&self, operation: &str) -> Error {
+        let recovery = match self.history {
+            HistoryMode::Git => {
+                "this store is inside a git work tree, whose history memcore does not read yet; \
+                 set `versioning: builtin` in the config to keep history in .versions/"
+            }
+            _ => "set `versioning: builtin` (or `auto`) in the config to keep history",
+        };
+        Error::unsupported(operation, "file (without built-in history)", recovery)
+    }
+}
+
+fn not_found(collection: Option<&Collection>, id: &MemoryId) -> Error {
+    match collection {
+        Some(c) => Error::not_found(
+            format!("memory '{id}' in collection '{c}'"),
+            "check the id with list, or omit the collection to search all of them",
+        ),
+        None => Error::not_found(
+            format!("memory '{id}'"),
+            "check the id with list; a deleted memory can be brought back with restore",
+        ),
+    }
+}
+
+impl MemoryStore for FileStore {
+    fn backend(&self) -> &'static str {
+        "file"
+    }
+
+    fn put(&self, mut memory: Memory, mode: PutMode) -> Result<Memory> {
+        let _guard = self.lock.acquire()?;
+        let path = self.memory_path(&memory.collection, &memory.id);
+        if path.exists() {
+            if mode == PutMode::CreateOnly {
+                return Err(Error::conflict(
+                    format!(
+                        "memory '{}' already exists in collection '{}'",
+                        memory.id, memory.collection
+                    ),
+                    "use update to change it, put without create_only to replace it, or choose another id",
+                ));
+            }
+            match self.read(&path, &memory.collection, &memory.id) {
+                Ok(Some(old)) => {
+                    memory.created_at = old.created_at;
+                    memory.version = old.version + 1;
+                    memory.updated_at = memory.updated_at.max(old.updated_at);
+                    self.keep_history(&old, &path)?;
+                }
+                Ok(None) => {}
+                // A file that no longer parses is moved to the trash, never overwritten.
+                Err(Error::Corrupted { .. }) => {
+                    let slot = trash::slot(
+                        &self.root,
+                        &memory.collection,
+                        &memory.id,
+                        memory.updated_at,
+                    );
+                    move_durably(&path, &slot)?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.write(&memory)?;
+        Ok(memory)
+    }
+
+    fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
+        if let Some(c) = collection {
+            let path = self.memory_path(c, id);
+            return self
+                .read(&path, c, id)?
+                .ok_or_else(|| not_found(collection, id));
+        }
+        self.load(None, id).map(|(memory, _)| memory)
+    }
+
+    fn update(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+        change: &MemoryUpdate,
+        now: Timestamp,
+    ) -> Result<Memory> {
+        let _guard = self.lock.acquire()?;
+        let (old, path) = self.load(collection, id)?;
+        let next = change.apply(&old, &self.limits, now)?;
+        self.keep_history(&old, &path)?;
+        self.write(&next)?;
+        Ok(next)
+    }
+
+    fn delete(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+        now: Timestamp,
+    ) -> Result<TrashEntry> {
+        let _guard = self.lock.acquire()?;
+        let (collection, path) = self.locate(collection, id)?;
+        let slot = trash::slot(&self.root, &collection, id, now);
+        move_durably(&path, &slot)?;
+        self.cache.forget_file(&path);
+        Ok(TrashEntry {
+            collection,
+            id: id.clone(),
+            deleted_at: now,
+            path: slot,
+        })
+    }
+
+    fn restore(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
+        let _guard = self.lock.acquire()?;
+        let newest = trash::find(&self.root, collection, id)?
+            .pop()
+            .ok_or_else(|| {
+                Error::not_found(
+                    format!("deleted memory '{id}' in the trash"),
+                    "only memories removed with delete can be restored; check the id",
+                )
+            })?;
+        let path = self.memory_path(&newest.collection, id);
+        if path.exists() {
+            return Err(Error::conflict(
+                format!(
+                    "memory '{id}' exists again in collection '{}'",
+                    newest.collection
+                ),
+                "delete or rename the live memory first, then restore",
+            ));
+        }
+        move_durably(&newest.path, &path)?;
+        self.cache.forget_file(&path);
+        self.read(&path, &newest.collection, id)?
+            .ok_or_else(|| not_found(Some(&newest.collection), id))
+    }
+
+    fn collections(&self) -> Result<Vec<Collection>> {
+        let names = self.entries(&self.root, Entries::Collections)?;
+        names
+            .iter()
+            .map(|name| Collection::new(name.as_str()))
+            .collect()
+    }
+
+    fn scan(&self, collection: Option<&Collection>, visit: &mut Visitor<'_>) -> Result<()> {
+        let collections = match collection {
+            Some(c) => vec![c.clone()],
+            None => self.collections()?,
+        };
+        for collection in collections {
+            let dir = self.collection_dir(&collection);
+            for name in self.entries(&dir, Entries::MemoryFiles)?.iter() {
+                let path = dir.join(name);
+                let stem = &name[..name.len() - MEMORY_EXT.len()];
+                let item = match MemoryId::new(stem) {
+                    Ok(id) => match self.read(&path, &collection, &id) {
+                        Ok(Some(memory)) => Ok(memory),
+                        Ok(None) => continue,
+                        Err(e) => Err(e),
+                    },
+                    Err(e) => Err(Error::corrupted(
+                        &path,
+                        None,
+                        format!("the file name is not a valid memory id: {e}"),
+                        "rename the file to a valid id, such as `my-notes.md`",
+                    )),
+                };
+                if visit(item).is_break() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn versions(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+    ) -> Result<Vec<super::Version>> {
+        if !matches!(self.history, HistoryMode::Builtin { .. }) {
+            return Err(self.history_unavailable("versions"));
+        }
+        let (current, _) = self.load(collection, id)?;
+        let dir = self.collection_dir(&current.collection);
+        let mut versions = Vec::new();
+        for kept in history::list(&dir, id)? {
+            let memory = read_kept(&kept.path, &current.collection, id)?;
+            versions.push(version_entry(&memory, false));
+        }
+        versions.push(version_entry(&current, true));
+        Ok(versions)
+    }
+
+    fn get_version(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+        rev: &str,
+    ) -> Result<Memory> {
+        if !matches!(self.history, HistoryMode::Builtin { .. }) {
+            return Err(self.history_unavailable("get_version"));
+        }
+        let number: u64 = rev.trim_start_matches('v').parse().map_err(|_| {
+            Error::validation(
+                format!("invalid version {rev:?} for built-in history"),
+                "give a version number such as `2` (see versions)",
+            )
+        })?;
+        let (current, _) = self.load(collection, id)?;
+        if current.version == number {
+            return Ok((*current).clone());
+        }
+        let dir = self.collection_dir(&current.collection);
+        let kept = history::list(&dir, id)?
+            .into_iter()
+            .rev()
+            .find(|k| k.version == number);
+        match kept {
+            Some(kept) => read_kept(&kept.path, &current.collection, id),
+            None => Err(Error::not_found(
+                format!("version {number} of memory '{id}'"),
+                "list the kept versions with versions (old ones beyond max_versions are pruned)",
+            )),
+        }
+    }
+}
+
+fn read_kept(path: &Path, collection: &Collection, id: &MemoryId) -> Result<Memory> {
+    let bytes = fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+    let text = decode_utf8(path, bytes)?;
+    parse_memory(&text, collection, id, crate::now()).map_err(|e| e.into_error(path))
+}
+
+fn version_entry(memory: &Memory, current: bool) -> Version {
+    Version {
+        rev: memory.version.to_string(),
+        version: Some(memory.version),
+        timestamp: memory.updated_at,
+        author: memory.created_by.clone(),
+        message: None,
+        current,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn directories_and_files_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("store");
+        let store = FileStore::open(&root, &Config::default()).unwrap();
+        let memory = crate::NewMemory::new("x")
+            .into_memory(&Collection::default(), &Limits::default(), crate::now())
+            .unwrap();
+        let stored = store.put(memory, PutMode::Upsert).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), 0o700);
+        assert_eq!(mode(&root.join("memory")), 0o700);
+        assert_eq!(
+            mode(&store.memory_path(&stored.collection, &stored.id)),
+            0o600
+        );
+        let leftovers: Vec<_> = fs::read_dir(root.join("memory"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(crate::store::fsutil::TEMP_PREFIX)
+            })
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}

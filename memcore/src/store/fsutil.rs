@@ -1,0 +1,76 @@
+//! Durable file-system primitives: private directories, atomic writes, atomic moves.
+
+use std::fs::{self, DirBuilder, File};
+use std::io::Write;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::Path;
+
+use crate::{Error, Result};
+
+/// Prefix of temporary files; names starting with `.` are never taken for memories.
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
+
+/// Creates `dir` and its missing parents with mode 0700.
+pub(crate) fn create_private_dir_all(dir: &Path) -> Result<()> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::io(format!("creating directory {}", dir.display()), e))
+}
+
+/// Flushes a directory's entries (a create, rename or unlink inside it) to disk.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(format!("syncing directory {}", dir.display()), e))
+}
+
+/// Writes `bytes` to `path` atomically and durably: a private temp file in the same directory,
+/// fsync, rename over `path`, fsync the directory. Readers see the old file or the new one,
+/// never a mix; a crash leaves at most a stray temp file.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir_all(dir)?;
+    let failed = |e| Error::io(format!("writing {}", path.display()), e);
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)
+        .map_err(failed)?;
+    temp.write_all(bytes).map_err(failed)?;
+    temp.as_file().sync_all().map_err(failed)?;
+    temp.persist(path).map_err(|e| failed(e.error))?;
+    sync_dir(dir)
+}
+
+/// Moves `from` to `to` (same file system) durably, creating `to`'s directory.
+pub(crate) fn move_durably(from: &Path, to: &Path) -> Result<()> {
+    let target_dir = to.parent().unwrap_or(Path::new("."));
+    create_private_dir_all(target_dir)?;
+    fs::rename(from, to)
+        .map_err(|e| Error::io(format!("moving {} to {}", from.display(), to.display()), e))?;
+    sync_dir(target_dir)?;
+    match from.parent() {
+        Some(source_dir) if source_dir != target_dir => sync_dir(source_dir),
+        _ => Ok(()),
+    }
+}
+
+/// Decodes a file's bytes as UTF-8, or says on which line the first invalid byte is.
+pub(crate) fn decode_utf8(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..valid]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        Error::corrupted(
+            path,
+            Some(line),
+            format!("the file is not valid UTF-8 (byte {valid})"),
+            "re-save the file as UTF-8, or restore the memory from its version history",
+        )
+    })
+}

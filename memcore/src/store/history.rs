@@ -1,0 +1,80 @@
+//! Built-in version history of the file store, for stores outside a git work tree
+//! (seed 000's global mode): before a memory is replaced, its file is kept as
+//! `<collection>/.versions/<id>/v<N>_<time>.md`, at most `max_versions` per memory.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::fsutil::write_atomic;
+use crate::{Error, Memory, MemoryId, Result};
+
+/// The folder, inside each collection folder, that holds old versions.
+pub(crate) const VERSIONS_DIR: &str = ".versions";
+
+/// One kept version: its number and file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeptVersion {
+    /// The memory's `version` field when it was kept.
+    pub(crate) version: u64,
+    /// The file holding it.
+    pub(crate) path: PathBuf,
+}
+
+/// The history folder of `id` in the collection folder `collection_dir`.
+fn history_dir(collection_dir: &Path, id: &MemoryId) -> PathBuf {
+    collection_dir.join(VERSIONS_DIR).join(id.as_str())
+}
+
+/// Keeps `old` (whose file text is `old_text`) and prunes the oldest beyond `max_versions`.
+pub(crate) fn keep(
+    collection_dir: &Path,
+    old: &Memory,
+    old_text: &str,
+    max_versions: usize,
+) -> Result<()> {
+    if max_versions == 0 {
+        return Ok(());
+    }
+    let time = old.updated_at.format("%Y-%m-%dT%H-%M-%SZ");
+    let name = format!("v{}_{time}.md", old.version);
+    write_atomic(
+        &history_dir(collection_dir, &old.id).join(name),
+        old_text.as_bytes(),
+    )?;
+    let kept = list(collection_dir, &old.id)?;
+    for stale in kept.iter().take(kept.len().saturating_sub(max_versions)) {
+        fs::remove_file(&stale.path)
+            .map_err(|e| Error::io(format!("pruning old version {}", stale.path.display()), e))?;
+    }
+    Ok(())
+}
+
+/// The kept versions of `id`, oldest first.
+pub(crate) fn list(collection_dir: &Path, id: &MemoryId) -> Result<Vec<KeptVersion>> {
+    let dir = history_dir(collection_dir, id);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(format!("reading history {}", dir.display()), e)),
+    };
+    let mut kept: Vec<(u64, String, PathBuf)> = entries
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let name = path.file_name()?.to_str()?.to_owned();
+            let version = name.strip_prefix('v')?.split('_').next()?.parse().ok()?;
+            name.ends_with(".md").then_some((version, name, path))
+        })
+        .collect();
+    kept.sort();
+    Ok(kept
+        .into_iter()
+        .map(|(version, _, path)| KeptVersion { version, path })
+        .collect())
+}
+
+/// Whether `dir` lies inside a git work tree (so git, not `.versions/`, keeps history).
+pub(crate) fn inside_git_work_tree(dir: &Path) -> bool {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.ancestors()
+        .any(|ancestor| ancestor.join(".git").exists())
+}

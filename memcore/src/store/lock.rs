@@ -1,0 +1,104 @@
+//! The writer lock of a store: a mutex for the threads of this process plus an advisory file
+//! lock (`flock`) for other processes, so several agents, hooks and CLIs can share one store.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::{Error, Result};
+
+/// How long to sleep between attempts while another process holds the lock, at most.
+const MAX_BACKOFF: Duration = Duration::from_millis(20);
+
+/// The lock guarding writes to one store.
+#[derive(Debug)]
+pub(crate) struct StoreLock {
+    path: PathBuf,
+    threads: Mutex<()>,
+    timeout: Duration,
+}
+
+/// Held while writing; dropping it releases both locks.
+pub(crate) struct LockGuard<'a> {
+    _file: File,
+    _thread: MutexGuard<'a, ()>,
+}
+
+impl StoreLock {
+    /// A lock on the file at `path` (created on first use, mode 0600).
+    pub(crate) fn new(path: &Path, timeout: Duration) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            threads: Mutex::new(()),
+            timeout,
+        }
+    }
+
+    /// Waits for the lock, up to the timeout; then an [`Error::Conflict`] naming the lock file.
+    pub(crate) fn acquire(&self) -> Result<LockGuard<'_>> {
+        let deadline = Instant::now() + self.timeout;
+        let thread = self
+            .threads
+            .try_lock_until(deadline)
+            .ok_or_else(|| self.timed_out())?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&self.path)
+            .map_err(|e| Error::io(format!("opening lock file {}", self.path.display()), e))?;
+        let mut backoff = Duration::from_micros(200);
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    return Ok(LockGuard {
+                        _file: file,
+                        _thread: thread,
+                    });
+                }
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+                Err(TryLockError::WouldBlock) => return Err(self.timed_out()),
+                Err(TryLockError::Error(e)) => {
+                    return Err(Error::io(format!("locking {}", self.path.display()), e));
+                }
+            }
+        }
+    }
+
+    fn timed_out(&self) -> Error {
+        Error::conflict(
+            format!(
+                "another writer held the store lock {} for more than {} ms",
+                self.path.display(),
+                self.timeout.as_millis()
+            ),
+            "wait and retry; if no memcore process is running, a stuck process holds it \
+             (raise lock_timeout_ms in the config for long operations)",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_holder_times_out_then_succeeds_after_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        let first = StoreLock::new(&path, Duration::from_millis(50));
+        let other_process = StoreLock::new(&path, Duration::from_millis(50));
+        let guard = first.acquire().unwrap();
+        let err = other_process.acquire().err().unwrap();
+        assert_eq!(err.category(), crate::Category::Conflict);
+        drop(guard);
+        assert!(other_process.acquire().is_ok());
+    }
+}

@@ -1,0 +1,281 @@
+//! The conformance suite: the behaviour every [`MemoryStore`] backend must show.
+//!
+//! A backend's test file runs it with
+//! `conformance_suite!(make_store_expression, history: true_or_false);`, where the expression
+//! returns a `(store, guard)` pair (the guard, e.g. a temp dir, lives as long as the test).
+//! Tests use only the trait and the ids the store hands back, and collection names that are
+//! also valid git-notes namespaces, so every backend can run them unchanged.
+#![allow(dead_code, unreachable_pub)]
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use memcore::{
+    Category, Collection, Limits, Memory, MemoryStore, MemoryUpdate, NewMemory, PutMode, Status,
+    Timestamp,
+};
+
+/// A fixed clock reading so that tests are exact.
+pub fn at(seconds: i64) -> Timestamp {
+    Timestamp::from_timestamp(1_700_000_000 + seconds, 0).expect("valid time")
+}
+
+pub fn collection(name: &str) -> Collection {
+    name.parse().expect("valid collection")
+}
+
+pub fn memory(new: NewMemory, seconds: i64) -> Memory {
+    new.into_memory(&collection("learnings"), &Limits::default(), at(seconds)).expect("valid memory")
+}
+
+fn rich() -> NewMemory {
+    NewMemory::new("# Rich\n\nSome *markdown* body.\n")
+        .collection("decisions")
+        .id("rich")
+        .summary("a memory with every field")
+        .kind("decision")
+        .tags(["a", "b"])
+        .category("architecture")
+        .context("conformance")
+        .related_to(["other"])
+        .project("memcore")
+        .priority("high")
+        .created_by("tester")
+        .importance(0.5)
+        .meta("custom", serde_json::json!({"nested": [1, "two"]}))
+}
+
+pub fn put_then_get_round_trips(store: &dyn MemoryStore) {
+    let stored = store.put(memory(rich(), 0), PutMode::Upsert).unwrap();
+    let got = store.get(Some(&stored.collection), &stored.id).unwrap();
+    assert_eq!(*got, stored);
+    let anywhere = store.get(None, &stored.id).unwrap();
+    assert_eq!(*anywhere, stored);
+    assert_eq!(stored.version, 1);
+    assert_eq!(stored.created_at, at(0));
+}
+
+pub fn missing_memories_are_not_found(store: &dyn MemoryStore) {
+    let id = "nothing-here".parse().unwrap();
+    let learnings = collection("learnings");
+    let errors = [
+        store.get(None, &id).map(|_| ()).unwrap_err(),
+        store.get(Some(&learnings), &id).map(|_| ()).unwrap_err(),
+        store.update(None, &id, &MemoryUpdate::new().title("x"), at(1)).map(|_| ()).unwrap_err(),
+        store.delete(None, &id, at(1)).map(|_| ()).unwrap_err(),
+        store.restore(None, &id).map(|_| ()).unwrap_err(),
+    ];
+    for err in errors {
+        assert_eq!(err.category(), Category::NotFound, "{err}");
+        assert!(!err.recovery().is_empty());
+    }
+}
+
+pub fn create_only_conflicts_and_keeps_the_original(store: &dyn MemoryStore) {
+    let first = store.put(memory(NewMemory::new("first").id("dup"), 0), PutMode::CreateOnly).unwrap();
+    let second = memory(NewMemory::new("second").id("dup"), 1);
+    let err = store.put(second, PutMode::CreateOnly).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict);
+    assert_eq!(store.get(Some(&first.collection), &first.id).unwrap().content, "first");
+}
+
+pub fn upsert_replaces_keeping_creation_time(store: &dyn MemoryStore) {
+    let first = store.put(memory(NewMemory::new("first").id("same"), 0), PutMode::Upsert).unwrap();
+    let second = store.put(memory(NewMemory::new("second").id("same"), 10), PutMode::Upsert).unwrap();
+    assert_eq!(second.id, first.id);
+    assert_eq!(second.version, 2);
+    assert_eq!(second.created_at, at(0));
+    assert_eq!(second.updated_at, at(10));
+    let got = store.get(Some(&first.collection), &first.id).unwrap();
+    assert_eq!(*got, second);
+}
+
+pub fn update_merges_and_bumps_version(store: &dyn MemoryStore) {
+    let stored = store.put(memory(rich(), 0), PutMode::Upsert).unwrap();
+    let change = MemoryUpdate::new()
+        .content("new body")
+        .tags(["c"])
+        .merge_tags(true)
+        .meta("added", 1)
+        .status(Status::Resolved);
+    let updated = store.update(Some(&stored.collection), &stored.id, &change, at(60)).unwrap();
+    assert_eq!(updated.content, "new body");
+    assert_eq!(updated.tags, ["a", "b", "c"]);
+    assert_eq!(updated.metadata["added"], 1);
+    assert_eq!(updated.metadata["custom"], stored.metadata["custom"]);
+    assert_eq!(updated.status, Status::Resolved);
+    assert_eq!((updated.version, updated.updated_at, updated.created_at), (2, at(60), at(0)));
+    assert_eq!(*store.get(None, &stored.id).unwrap(), updated);
+}
+
+pub fn failed_update_changes_nothing(store: &dyn MemoryStore) {
+    let stored = store.put(memory(rich(), 0), PutMode::Upsert).unwrap();
+    let resolved = MemoryUpdate::new().status(Status::Resolved);
+    store.update(None, &stored.id, &resolved, at(1)).unwrap();
+    let before = store.get(None, &stored.id).unwrap();
+    let invalid = [
+        MemoryUpdate::new().status(Status::Active).content("lost"),
+        MemoryUpdate::new().content("   "),
+        MemoryUpdate::new().importance(2.0),
+    ];
+    for change in invalid {
+        let err = store.update(None, &stored.id, &change, at(2)).unwrap_err();
+        assert_eq!(err.category(), Category::Validation, "{err}");
+    }
+    assert_eq!(store.get(None, &stored.id).unwrap(), before);
+}
+
+pub fn delete_and_restore(store: &dyn MemoryStore) {
+    let stored = store.put(memory(NewMemory::new("keep me").id("gone"), 0), PutMode::Upsert).unwrap();
+    let entry = store.delete(None, &stored.id, at(5)).unwrap();
+    assert_eq!((entry.id.clone(), entry.collection.clone()), (stored.id.clone(), stored.collection.clone()));
+    let err = store.get(None, &stored.id).unwrap_err();
+    assert_eq!(err.category(), Category::NotFound);
+    let restored = store.restore(Some(&stored.collection), &stored.id).unwrap();
+    assert_eq!(*restored, stored);
+    assert_eq!(*store.get(None, &stored.id).unwrap(), stored);
+}
+
+pub fn restore_refuses_to_overwrite(store: &dyn MemoryStore) {
+    let stored = store.put(memory(NewMemory::new("old").id("again"), 0), PutMode::Upsert).unwrap();
+    store.delete(None, &stored.id, at(1)).unwrap();
+    store.put(memory(NewMemory::new("new").id("again"), 2), PutMode::Upsert).unwrap();
+    let err = store.restore(None, &stored.id).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict);
+    assert_eq!(store.get(None, &stored.id).unwrap().content, "new");
+}
+
+pub fn ambiguous_ids_need_a_collection(store: &dyn MemoryStore) {
+    let a = store
+        .put(memory(NewMemory::new("a").id("twin").collection("decisions"), 0), PutMode::Upsert)
+        .unwrap();
+    let b = store
+        .put(memory(NewMemory::new("b").id("twin").collection("progress"), 0), PutMode::Upsert)
+        .unwrap();
+    if a.id != b.id {
+        return; // the backend makes ids unique across collections
+    }
+    assert_eq!(store.get(None, &a.id).unwrap_err().category(), Category::Conflict);
+    assert_eq!(store.get(Some(&b.collection), &b.id).unwrap().content, "b");
+}
+
+fn scan_all(store: &dyn MemoryStore, collection: Option<&Collection>) -> Vec<Arc<Memory>> {
+    let mut seen = Vec::new();
+    store
+        .scan(collection, &mut |item| {
+            seen.push(item.expect("every memory loads"));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    seen
+}
+
+pub fn scan_visits_everything_in_order(store: &dyn MemoryStore) {
+    for (i, c) in ["decisions", "learnings", "progress"].iter().enumerate() {
+        for n in 0..4 {
+            let new = NewMemory::new(format!("memory {n} of {c}")).id(format!("m{n}")).collection(*c);
+            store.put(memory(new, i as i64), PutMode::Upsert).unwrap();
+        }
+    }
+    let all = scan_all(store, None);
+    assert_eq!(all.len(), 12);
+    let keys: Vec<_> = all.iter().map(|m| (m.collection.clone(), m.id.clone())).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    assert_eq!(scan_all(store, Some(&collection("learnings"))).len(), 4);
+    let names: Vec<String> = store.collections().unwrap().iter().map(|c| c.to_string()).collect();
+    assert_eq!(names, ["decisions", "learnings", "progress"]);
+    let mut visited = 0;
+    store
+        .scan(None, &mut |_| {
+            visited += 1;
+            if visited == 5 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        })
+        .unwrap();
+    assert_eq!(visited, 5);
+}
+
+pub fn concurrent_writers_lose_nothing(store: &dyn MemoryStore) {
+    let shared = store.put(memory(NewMemory::new("counter").id("shared"), 0), PutMode::Upsert).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let shared = &shared;
+            scope.spawn(move || {
+                for n in 0..10 {
+                    let new = NewMemory::new(format!("thread {t} note {n}")).id(format!("t{t}-n{n}"));
+                    store.put(memory(new, 1), PutMode::CreateOnly).unwrap();
+                    let tag = MemoryUpdate::new().tags([format!("t{t}-{n}")]).merge_tags(true);
+                    store.update(Some(&shared.collection), &shared.id, &tag, at(2)).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(scan_all(store, None).len(), 41);
+    let counter = store.get(None, &shared.id).unwrap();
+    assert_eq!(counter.tags.len(), 40);
+    assert_eq!(counter.version, 41);
+}
+
+pub fn history_lists_and_returns_old_versions(store: &dyn MemoryStore) {
+    let stored = store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
+    for (n, text) in [(1, "v2 text"), (2, "v3 text")] {
+        let change = MemoryUpdate::new().content(text);
+        store.update(None, &stored.id, &change, at(n * 100)).unwrap();
+    }
+    let versions = store.versions(None, &stored.id).unwrap();
+    assert_eq!(versions.len(), 3);
+    assert!(versions.last().unwrap().current);
+    assert!(versions.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
+    let first = store.get_version(None, &stored.id, &versions[0].rev).unwrap();
+    assert_eq!(first.content, "v1 text");
+    let current = store.get_version(None, &stored.id, &versions[2].rev).unwrap();
+    assert_eq!(current.content, "v3 text");
+    let err = store.get_version(None, &stored.id, "999").unwrap_err();
+    assert!(matches!(err.category(), Category::NotFound | Category::Validation), "{err}");
+}
+
+pub fn history_is_unsupported_cleanly(store: &dyn MemoryStore) {
+    let stored = store.put(memory(NewMemory::new("x").id("nohist"), 0), PutMode::Upsert).unwrap();
+    let err = store.versions(None, &stored.id).unwrap_err();
+    assert_eq!(err.category(), Category::Unsupported);
+}
+
+/// Generates one `#[test]` per conformance check for the store made by `$make`.
+#[macro_export]
+macro_rules! conformance_suite {
+    ($make:expr, history: $history:expr) => {
+        $crate::conformance_suite!(@tests $make;
+            put_then_get_round_trips,
+            missing_memories_are_not_found,
+            create_only_conflicts_and_keeps_the_original,
+            upsert_replaces_keeping_creation_time,
+            update_merges_and_bumps_version,
+            failed_update_changes_nothing,
+            delete_and_restore,
+            restore_refuses_to_overwrite,
+            ambiguous_ids_need_a_collection,
+            scan_visits_everything_in_order,
+            concurrent_writers_lose_nothing,
+        );
+
+        #[test]
+        fn history() {
+            let (store, _guard) = $make;
+            if $history {
+                conformance::history_lists_and_returns_old_versions(&store);
+            } else {
+                conformance::history_is_unsupported_cleanly(&store);
+            }
+        }
+    };
+    (@tests $make:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let (store, _guard) = $make;
+                conformance::$name(&store);
+            }
+        )*
+    };
+}

@@ -1,0 +1,1 @@
+//! memcore-suite: examples, tests and benches for memcore.
