@@ -147,34 +147,33 @@ pub struct Location {
 /// The global store directory: `$MEMCORE_HOME`, else `$XDG_DATA_HOME/memcore`, else
 /// `~/.local/share/memcore`.
 pub fn global_root() -> Result<PathBuf> {
-    let from_env = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(home) = from_env("MEMCORE_HOME") {
-        return Ok(home);
+    global_root_from(|name| std::env::var_os(name), std::env::home_dir())
+}
+
+/// [`global_root`] with the environment and home directory passed in.
+fn global_root_from(
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+    home: Option<PathBuf>,
+) -> Result<PathBuf> {
+    let from_env = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(root) = from_env("MEMCORE_HOME") {
+        return Ok(root);
     }
     if let Some(data) = from_env("XDG_DATA_HOME") {
         return Ok(data.join("memcore"));
     }
-    std::env::home_dir()
-        .map(|home| home.join(".local/share/memcore"))
-        .ok_or_else(|| {
-            Error::validation(
-                "cannot find the global store: no home directory",
-                "set MEMCORE_HOME to the directory for the global store",
-            )
-        })
+    home.map(|home| home.join(".local/share/memcore")).ok_or_else(|| {
+        Error::validation(
+            "cannot find the global store: no home directory",
+            "set MEMCORE_HOME to the directory for the global store",
+        )
+    })
 }
 
 /// Finds the first project config walking up from `start`.
 pub fn find_project_config(start: &Path) -> Option<PathBuf> {
     start.ancestors().find_map(|dir| {
-        PROJECT_CONFIG_NAMES
-            .iter()
-            .map(|name| dir.join(name))
-            .find(|candidate| candidate.is_file())
+        PROJECT_CONFIG_NAMES.iter().map(|name| dir.join(name)).find(|candidate| candidate.is_file())
     })
 }
 
@@ -187,11 +186,7 @@ pub fn locate(scope: Scope, start: &Path) -> Result<Location> {
     match (scope, project) {
         (_, Some(config_file)) => project_location(config_file),
         (Scope::Local, None) => Err(Error::not_found(
-            format!(
-                "project config ({}) in {} or above",
-                PROJECT_CONFIG_NAMES[0],
-                start.display()
-            ),
+            format!("project config ({}) in {} or above", PROJECT_CONFIG_NAMES[0], start.display()),
             "create one with `memcore init` in the project root, or open the global store",
         )),
         _ => global_location(),
@@ -201,41 +196,23 @@ pub fn locate(scope: Scope, start: &Path) -> Result<Location> {
 fn global_location() -> Result<Location> {
     let root = global_root()?;
     let config_file = root.join(GLOBAL_CONFIG_NAME);
-    let config = if config_file.is_file() {
-        Config::load(&config_file)?
-    } else {
-        Config::default()
-    };
+    let config =
+        if config_file.is_file() { Config::load(&config_file)? } else { Config::default() };
     let config_file = config_file.is_file().then_some(config_file);
-    Ok(Location {
-        root,
-        config_file,
-        config,
-    })
+    Ok(Location { root, config_file, config })
 }
 
 fn project_location(config_file: PathBuf) -> Result<Location> {
     let config = Config::load(&config_file)?;
     let project_root = config_file.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let relative = config
-        .path
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_STORE));
+    let relative = config.path.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_PROJECT_STORE));
     let root = contained_path(&project_root, &relative).map_err(|why| {
         Error::validation(
-            format!(
-                "config {}: store path {}: {why}",
-                config_file.display(),
-                relative.display()
-            ),
+            format!("config {}: store path {}: {why}", config_file.display(), relative.display()),
             "give a relative `path:` inside the project, such as `.memcore`",
         )
     })?;
-    Ok(Location {
-        root,
-        config_file: Some(config_file),
-        config,
-    })
+    Ok(Location { root, config_file: Some(config_file), config })
 }
 
 /// `base/relative`, if it stays inside `base` (lexically, and through symlinks where the
@@ -265,6 +242,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn global_root_follows_env_then_home() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let home = Some(PathBuf::from("/home/u"));
+        let both = env(&[("MEMCORE_HOME", "/m"), ("XDG_DATA_HOME", "/x")]);
+        assert_eq!(global_root_from(both, home.clone()).unwrap(), PathBuf::from("/m"));
+        let xdg = env(&[("MEMCORE_HOME", ""), ("XDG_DATA_HOME", "/x")]);
+        assert_eq!(global_root_from(xdg, home.clone()).unwrap(), PathBuf::from("/x/memcore"));
+        let expected = PathBuf::from("/home/u/.local/share/memcore");
+        assert_eq!(global_root_from(env(&[]), home).unwrap(), expected);
+        assert!(global_root_from(env(&[]), None).is_err());
+    }
+
+    #[test]
     fn empty_and_json_configs_load() {
         let dir = tempfile::tempdir().unwrap();
         let yaml = dir.path().join(".memcore.yaml");
@@ -273,10 +267,7 @@ mod tests {
         let json = dir.path().join("c.json");
         std::fs::write(&json, r#"{"path": "mem", "max_versions": 3}"#).unwrap();
         let config = Config::load(&json).unwrap();
-        assert_eq!(
-            (config.path.unwrap(), config.max_versions),
-            (PathBuf::from("mem"), 3)
-        );
+        assert_eq!((config.path.unwrap(), config.max_versions), (PathBuf::from("mem"), 3));
     }
 
     #[test]
@@ -317,10 +308,7 @@ mod tests {
         std::fs::write(project.join(".memcore.yaml"), "path: link\n").unwrap();
         assert!(locate(Scope::Local, &project).is_err());
         std::fs::write(project.join(".memcore.yaml"), "path: a/../inside\n").unwrap();
-        assert_eq!(
-            locate(Scope::Local, &project).unwrap().root,
-            project.join("a/../inside")
-        );
+        assert_eq!(locate(Scope::Local, &project).unwrap().root, project.join("a/../inside"));
     }
 
     #[test]

@@ -173,33 +173,24 @@ impl Category {
 
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
 impl Error {
     /// A [`Error::Validation`] error.
     pub fn validation(message: impl Into<String>, recovery: impl Into<String>) -> Self {
-        Self::Validation {
-            message: message.into(),
-            recovery: recovery.into(),
-        }
+        Self::Validation { message: message.into(), recovery: recovery.into() }
     }
 
     /// A [`Error::NotFound`] error; `what` names the missing thing.
     pub fn not_found(what: impl Into<String>, recovery: impl Into<String>) -> Self {
-        Self::NotFound {
-            what: what.into(),
-            recovery: recovery.into(),
-        }
+        Self::NotFound { what: what.into(), recovery: recovery.into() }
     }
 
     /// A [`Error::Conflict`] error.
     pub fn conflict(message: impl Into<String>, recovery: impl Into<String>) -> Self {
-        Self::Conflict {
-            message: message.into(),
-            recovery: recovery.into(),
-        }
+        Self::Conflict { message: message.into(), recovery: recovery.into() }
     }
 
     /// An [`Error::Io`] error; `message` says what was being done and to which path.
@@ -213,11 +204,7 @@ impl Error {
             }
             _ => "check that the store path exists, is a directory and is writable, then retry",
         };
-        Self::Io {
-            message: message.into(),
-            source,
-            recovery: recovery.into(),
-        }
+        Self::Io { message: message.into(), source, recovery: recovery.into() }
     }
 
     /// A [`Error::Corrupted`] error for `path` (and `line`, when known).
@@ -241,11 +228,7 @@ impl Error {
         source: Option<BoxedSource>,
         recovery: impl Into<String>,
     ) -> Self {
-        Self::Index {
-            message: message.into(),
-            source,
-            recovery: recovery.into(),
-        }
+        Self::Index { message: message.into(), source, recovery: recovery.into() }
     }
 
     /// An [`Error::Embedding`] error with an optional underlying cause.
@@ -254,11 +237,7 @@ impl Error {
         source: Option<BoxedSource>,
         recovery: impl Into<String>,
     ) -> Self {
-        Self::Embedding {
-            message: message.into(),
-            source,
-            recovery: recovery.into(),
-        }
+        Self::Embedding { message: message.into(), source, recovery: recovery.into() }
     }
 
     /// An [`Error::Unsupported`] error: `backend` lacks `operation`.
@@ -319,10 +298,7 @@ mod tests {
             Error::validation("bad", "fix it"),
             Error::not_found("memory 'x'", "list memories"),
             Error::conflict("exists", "use replace"),
-            Error::io(
-                "reading /x",
-                std::io::Error::from(std::io::ErrorKind::PermissionDenied),
-            ),
+            Error::io("reading /x", std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
             Error::corrupted("/s/a.md", Some(3), "bad yaml", "fix line 3"),
             Error::index("broken", None, "run reindex"),
             Error::embedding("no model", None, "run setup"),
@@ -354,10 +330,8 @@ mod tests {
 
     #[test]
     fn io_recovery_depends_on_kind() {
-        let err = Error::io(
-            "writing x",
-            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
-        );
+        let err =
+            Error::io("writing x", std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         assert!(err.recovery().contains("permissions"));
     }
 }

@@ -37,10 +37,7 @@ impl Filter {
         S: Into<String>,
     {
         let key = key.into().trim().to_owned();
-        let values: Vec<String> = values
-            .into_iter()
-            .map(|v| v.into().trim().to_owned())
-            .collect();
+        let values: Vec<String> = values.into_iter().map(|v| v.into().trim().to_owned()).collect();
         if key.is_empty() || values.is_empty() {
             return Err(Error::validation(
                 format!("invalid filter: key {key:?} with values {values:?}"),
@@ -153,9 +150,6 @@ mod tests {
     fn rejects_malformed() {
         assert!("tags".parse::<Filter>().is_err());
         assert!("=x".parse::<Filter>().is_err());
-        assert_eq!(
-            "tags = a, b".parse::<Filter>().unwrap().to_string(),
-            "tags=a,b"
-        );
+        assert_eq!("tags = a, b".parse::<Filter>().unwrap().to_string(), "tags=a,b");
     }
 }

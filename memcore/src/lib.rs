@@ -74,3 +74,8 @@ pub use memory::{
     MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
 pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};
+
+/// The README's Rust examples, compiled as doc tests so they stay true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -104,16 +104,8 @@ impl MemcoreBuilder {
             Some(root) => {
                 let config_file = root.join(GLOBAL_CONFIG_NAME);
                 let on_disk = config_file.is_file();
-                let config = if on_disk {
-                    Config::load(&config_file)?
-                } else {
-                    Config::default()
-                };
-                Location {
-                    root,
-                    config_file: on_disk.then_some(config_file),
-                    config,
-                }
+                let config = if on_disk { Config::load(&config_file)? } else { Config::default() };
+                Location { root, config_file: on_disk.then_some(config_file), config }
             }
             None => {
                 let start = match self.start_dir {
@@ -247,16 +239,13 @@ impl Memcore {
     /// The memory at `reference` (`id` or `collection/id`).
     pub fn get(&self, reference: &str) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
-        self.store
-            .get(collection.as_ref(), &id)
-            .map(Arc::unwrap_or_clone)
+        self.store.get(collection.as_ref(), &id).map(Arc::unwrap_or_clone)
     }
 
     /// Changes the memory at `reference`; see [`MemoryUpdate`].
     pub fn update(&self, reference: &str, change: MemoryUpdate) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
-        self.store
-            .update(collection.as_ref(), &id, &change, self.now())
+        self.store.update(collection.as_ref(), &id, &change, self.now())
     }
 
     /// Moves the memory at `reference` to the trash.
@@ -268,9 +257,7 @@ impl Memcore {
     /// Brings the most recently deleted memory at `reference` back from the trash.
     pub fn restore(&self, reference: &str) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
-        self.store
-            .restore(collection.as_ref(), &id)
-            .map(Arc::unwrap_or_clone)
+        self.store.restore(collection.as_ref(), &id).map(Arc::unwrap_or_clone)
     }
 
     /// The store's collections.
@@ -280,15 +267,8 @@ impl Memcore {
 
     /// The memories matching `options`, sorted by collection then id.
     pub fn list(&self, options: &ListOptions) -> Result<Listing> {
-        let collection = options
-            .collection
-            .as_deref()
-            .map(Collection::new)
-            .transpose()?;
-        let mut listing = Listing {
-            memories: Vec::new(),
-            skipped: Vec::new(),
-        };
+        let collection = options.collection.as_deref().map(Collection::new).transpose()?;
+        let mut listing = Listing { memories: Vec::new(), skipped: Vec::new() };
         let mut to_skip = options.offset;
         let limit = options.limit.unwrap_or(usize::MAX);
         self.store.scan(collection.as_ref(), &mut |item| {

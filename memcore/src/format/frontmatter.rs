@@ -45,10 +45,7 @@ pub(crate) struct ParseError {
 
 impl ParseError {
     fn at(line: Option<usize>, message: impl Into<String>) -> Self {
-        Self {
-            line,
-            message: message.into(),
-        }
+        Self { line, message: message.into() }
     }
 
     /// The [`Error::Corrupted`] for this failure in the file at `path`.
@@ -69,14 +66,8 @@ type ParseResult<T> = std::result::Result<T, ParseError>;
 const YAML_FIRST_LINE: usize = 2;
 
 fn split(text: &str) -> ParseResult<Document<'_>> {
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return Ok(Document {
-            yaml: None,
-            body: text,
-        });
+    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+        return Ok(Document { yaml: None, body: text });
     };
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
@@ -84,17 +75,11 @@ fn split(text: &str) -> ParseResult<Document<'_>> {
         if bare == "---" || bare == "..." {
             let yaml = &rest[..offset];
             let body = &rest[offset + line.len()..];
-            return Ok(Document {
-                yaml: Some(yaml),
-                body,
-            });
+            return Ok(Document { yaml: Some(yaml), body });
         }
         offset += line.len();
     }
-    Err(ParseError::at(
-        Some(1),
-        "the frontmatter opened with '---' on line 1 is never closed",
-    ))
+    Err(ParseError::at(Some(1), "the frontmatter opened with '---' on line 1 is never closed"))
 }
 
 /// Typed values of the frontmatter keys memcore knows, plus the rest.
@@ -123,10 +108,7 @@ struct Fields {
 fn parse_fields(yaml: &str) -> ParseResult<Fields> {
     let root: Value = serde_yaml::from_str(yaml).map_err(|e| {
         let line = e.location().map(|l| l.line() + YAML_FIRST_LINE - 1);
-        ParseError::at(
-            line.or(Some(YAML_FIRST_LINE)),
-            format!("invalid YAML frontmatter: {e}"),
-        )
+        ParseError::at(line.or(Some(YAML_FIRST_LINE)), format!("invalid YAML frontmatter: {e}"))
     })?;
     let mapping = match root {
         Value::Mapping(mapping) => mapping,
@@ -141,16 +123,10 @@ fn parse_fields(yaml: &str) -> ParseResult<Fields> {
     let mut fields = Fields::default();
     for (key, value) in mapping {
         let Value::String(key) = key else {
-            return Err(ParseError::at(
-                None,
-                format!("frontmatter key {key:?} is not text"),
-            ));
+            return Err(ParseError::at(None, format!("frontmatter key {key:?} is not text")));
         };
         let bad = |what: &str| {
-            ParseError::at(
-                None,
-                format!("frontmatter key `{key}` must be {what}, found {value:?}"),
-            )
+            ParseError::at(None, format!("frontmatter key `{key}` must be {what}, found {value:?}"))
         };
         match key.as_str() {
             "id" => fields.id = text(&value).ok_or_else(|| bad("text"))?,
@@ -281,9 +257,7 @@ pub(crate) fn parse_memory(
     Ok(Memory {
         id: id.clone(),
         collection: collection.clone(),
-        title: fields
-            .title
-            .unwrap_or_else(|| super::derive_title(doc.body, id)),
+        title: fields.title.unwrap_or_else(|| super::derive_title(doc.body, id)),
         summary: fields.summary,
         kind: fields.kind,
         status: fields.status.unwrap_or_default(),
@@ -307,10 +281,7 @@ pub(crate) fn parse_memory(
 /// [`NewMemory`]: the frontmatter supplies the metadata, the body the content.
 pub(crate) fn parse_new_memory(text: &str) -> Result<NewMemory> {
     let to_error = |e: ParseError| {
-        let at = e
-            .line
-            .map(|line| format!(" (line {line})"))
-            .unwrap_or_default();
+        let at = e.line.map(|line| format!(" (line {line})")).unwrap_or_default();
         Error::validation(
             format!("{}{at}", e.message),
             "fix the frontmatter (YAML between two '---' lines at the top of the document)",
@@ -405,10 +376,7 @@ mod tests {
             .context("Research for arcaneum-183")
             .created_by("Claude")
             .importance(0.75)
-            .meta(
-                "nested",
-                serde_json::json!({"a": [1, 2, {"b": null}], "c": "d"}),
-            )
+            .meta("nested", serde_json::json!({"a": [1, 2, {"b": null}], "c": "d"}))
             .meta("number_like", "007")
             .into_memory(&Collection::default(), &Limits::default(), now())
             .unwrap()
@@ -423,10 +391,7 @@ mod tests {
         let memory = sample();
         assert_eq!(reparse(&memory), memory);
         let text = to_markdown(&memory);
-        assert!(
-            text.starts_with("---\nid: gpu-patterns\ntitle: GPU Patterns\n"),
-            "{text}"
-        );
+        assert!(text.starts_with("---\nid: gpu-patterns\ntitle: GPU Patterns\n"), "{text}");
         assert!(text.ends_with("---\n# GPU Patterns\n\nUse Metal.\n"));
     }
 
@@ -436,10 +401,7 @@ mod tests {
         let collection = Collection::default();
         let id = MemoryId::new("x").unwrap();
         let memory = parse_memory(text, &collection, &id, now()).unwrap();
-        assert_eq!(
-            memory.metadata["custom"],
-            serde_json::json!({"deep": [1, "two", 3.5, true]})
-        );
+        assert_eq!(memory.metadata["custom"], serde_json::json!({"deep": [1, "two", 3.5, true]}));
         assert_eq!(memory.metadata["when"], serde_json::json!("2024-01-01"));
         let again = reparse(&memory);
         assert_eq!(again.metadata, memory.metadata);
@@ -453,10 +415,7 @@ mod tests {
         let memory = parse_memory(text, &Collection::default(), &id, now()).unwrap();
         assert_eq!(memory.tags, ["a", "b"]);
         assert_eq!(memory.priority.as_deref(), Some("1"));
-        assert_eq!(
-            format_timestamp(&memory.created_at),
-            "2025-10-30T14:23:45.500Z"
-        );
+        assert_eq!(format_timestamp(&memory.created_at), "2025-10-30T14:23:45.500Z");
         assert_eq!(memory.updated_at, memory.created_at);
     }
 

@@ -13,10 +13,7 @@ pub(crate) fn first_heading(content: &str) -> Option<String> {
     let mut text = String::new();
     for event in Parser::new(content) {
         match event {
-            Event::Start(Tag::Heading {
-                level: HeadingLevel::H1,
-                ..
-            }) => in_h1 = true,
+            Event::Start(Tag::Heading { level: HeadingLevel::H1, .. }) => in_h1 = true,
             Event::End(TagEnd::Heading(HeadingLevel::H1)) => {
                 let title = text.trim();
                 if !title.is_empty() {
@@ -68,10 +65,7 @@ mod tests {
     fn derives_title_from_first_line() {
         let id = MemoryId::new("fallback").unwrap();
         assert_eq!(derive_title("\n  hello world \nmore", &id), "hello world");
-        assert_eq!(
-            derive_title(&"a".repeat(100), &id).chars().count(),
-            DERIVED_TITLE_CHARS
-        );
+        assert_eq!(derive_title(&"a".repeat(100), &id).chars().count(), DERIVED_TITLE_CHARS);
         assert_eq!(derive_title("   ", &id), "fallback");
     }
 }

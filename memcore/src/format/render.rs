@@ -35,7 +35,7 @@ impl Format {
 
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -156,11 +156,7 @@ mod tests {
             .category("research")
             .related_to(["a", "b"])
             .meta("k", 1)
-            .into_memory(
-                &Collection::default(),
-                &Limits::default(),
-                crate::memory::now(),
-            )
+            .into_memory(&Collection::default(), &Limits::default(), crate::memory::now())
             .unwrap()
     }
 
@@ -171,10 +167,7 @@ mod tests {
         assert_eq!(lines[0], "# T");
         assert_eq!(lines[1], "ID: t");
         assert!(lines[2].starts_with("Created: ") && lines[2].ends_with(" by unknown"));
-        assert_eq!(
-            &lines[3..],
-            ["Category: research", "Related: a, b", "", "body"]
-        );
+        assert_eq!(&lines[3..], ["Category: research", "Related: a, b", "", "body"]);
     }
 
     #[test]

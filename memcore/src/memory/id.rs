@@ -78,11 +78,7 @@ impl MemoryId {
                 .map(|heading| slugify(&heading))
                 .filter(|slug| !slug.is_empty())
         };
-        Self(
-            from_title()
-                .or_else(from_heading)
-                .unwrap_or_else(|| content_hash_id(content)),
-        )
+        Self(from_title().or_else(from_heading).unwrap_or_else(|| content_hash_id(content)))
     }
 
     /// The id as a string slice.
@@ -147,12 +143,8 @@ fn check_name(
         "a {kind} uses lower-case letters, digits, '.', '_' and '-', starts with a letter or \
          digit and is at most {max_len} bytes, e.g. `gpu-patterns`"
     );
-    let reject = |why: String| {
-        Err(Error::validation(
-            format!("invalid {kind} {name:?}: {why}"),
-            &rule,
-        ))
-    };
+    let reject =
+        |why: String| Err(Error::validation(format!("invalid {kind} {name:?}: {why}"), &rule));
     if name.is_empty() {
         return reject("it is empty".into());
     }
@@ -163,11 +155,7 @@ fn check_name(
         return reject("it contains '..'".into());
     }
     if let Some(bad) = name.chars().find(|&c| !allowed(c)) {
-        let hint = if bad.is_ascii_uppercase() {
-            " (use lower case)"
-        } else {
-            ""
-        };
+        let hint = if bad.is_ascii_uppercase() { " (use lower case)" } else { "" };
         return reject(format!("it contains {bad:?}{hint}"));
     }
     let first = name.chars().next().unwrap_or('-');
@@ -181,7 +169,7 @@ macro_rules! name_impls {
     ($ty:ident) => {
         impl fmt::Display for $ty {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
+                f.pad(&self.0)
             }
         }
 
@@ -230,14 +218,11 @@ mod tests {
 
     #[test]
     fn rejects_traversal_and_hidden_names() {
-        for bad in [
-            "", "..", "a/b", "a\\b", "a\0b", "-rf", ".hidden", "a..b", "UPPER", "sp ace", "é",
-        ] {
+        for bad in
+            ["", "..", "a/b", "a\\b", "a\0b", "-rf", ".hidden", "a..b", "UPPER", "sp ace", "é"]
+        {
             assert!(MemoryId::new(bad).is_err(), "{bad:?} accepted as id");
-            assert!(
-                Collection::new(bad).is_err(),
-                "{bad:?} accepted as collection"
-            );
+            assert!(Collection::new(bad).is_err(), "{bad:?} accepted as collection");
         }
         assert!(MemoryId::new("x".repeat(MAX_ID_LEN + 1)).is_err());
         assert!(MemoryId::new("x".repeat(MAX_ID_LEN)).is_ok());
@@ -246,12 +231,7 @@ mod tests {
 
     #[test]
     fn accepts_slugs_and_git_note_ids() {
-        for good in [
-            "gpu-patterns",
-            "v1.2_notes",
-            "5f3a2c8b12ef",
-            "decisions:abc123:0",
-        ] {
+        for good in ["gpu-patterns", "v1.2_notes", "5f3a2c8b12ef", "decisions:abc123:0"] {
             assert!(MemoryId::new(good).is_ok(), "{good:?} rejected");
         }
         assert!(Collection::new("decisions:x").is_err());
@@ -266,18 +246,12 @@ mod tests {
 
     #[test]
     fn generation_follows_seed_priority() {
-        assert_eq!(
-            MemoryId::generate(Some("Hello, World!"), "# Other").as_str(),
-            "hello-world"
-        );
+        assert_eq!(MemoryId::generate(Some("Hello, World!"), "# Other").as_str(), "hello-world");
         assert_eq!(
             MemoryId::generate(None, "intro\n# The *Real* Title\n").as_str(),
             "the-real-title"
         );
-        assert_eq!(
-            MemoryId::generate(Some("!!!"), "# Heading").as_str(),
-            "heading"
-        );
+        assert_eq!(MemoryId::generate(Some("!!!"), "# Heading").as_str(), "heading");
         let hashed = MemoryId::generate(None, "plain text");
         assert_eq!(hashed.as_str().len(), 12);
         assert!(hashed.as_str().chars().all(|c| c.is_ascii_hexdigit()));

@@ -42,10 +42,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self {
-            max_content_bytes: 100 * 1024,
-            max_summary_chars: 100,
-        }
+        Self { max_content_bytes: 100 * 1024, max_summary_chars: 100 }
     }
 }
 
@@ -77,14 +74,8 @@ impl Limits {
         let chars = summary.chars().count();
         if chars > self.max_summary_chars {
             return Err(Error::validation(
-                format!(
-                    "summary too long: {chars} characters (max {})",
-                    self.max_summary_chars
-                ),
-                format!(
-                    "shorten the summary to {} characters or less",
-                    self.max_summary_chars
-                ),
+                format!("summary too long: {chars} characters (max {})", self.max_summary_chars),
+                format!("shorten the summary to {} characters or less", self.max_summary_chars),
             ));
         }
         Ok(())
@@ -271,10 +262,7 @@ pub(crate) use option_setters;
 impl NewMemory {
     /// A new memory with this markdown content and nothing else set.
     pub fn new(content: impl Into<String>) -> Self {
-        Self {
-            content: content.into(),
-            ..Self::default()
-        }
+        Self { content: content.into(), ..Self::default() }
     }
 
     option_setters! {
@@ -437,18 +425,10 @@ mod tests {
 
     #[test]
     fn rejects_bad_input() {
-        let limits = Limits {
-            max_content_bytes: 10,
-            ..Limits::default()
-        };
+        let limits = Limits { max_content_bytes: 10, ..Limits::default() };
         let too_big = NewMemory::new("x".repeat(11));
-        let err = too_big
-            .into_memory(&Collection::default(), &limits, now())
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("content too large: 11 bytes (max 10)")
-        );
+        let err = too_big.into_memory(&Collection::default(), &limits, now()).unwrap_err();
+        assert!(err.to_string().contains("content too large: 11 bytes (max 10)"));
         assert!(build(NewMemory::new("  \n")).is_err());
         assert!(build(NewMemory::new("x").id("../x")).is_err());
         assert!(build(NewMemory::new("x").collection(".trash")).is_err());

@@ -26,12 +26,7 @@ pub enum Status {
 
 impl Status {
     /// All statuses, in lifecycle order.
-    pub const ALL: [Status; 4] = [
-        Self::Active,
-        Self::Resolved,
-        Self::Archived,
-        Self::Tombstone,
-    ];
+    pub const ALL: [Status; 4] = [Self::Active, Self::Resolved, Self::Archived, Self::Tombstone];
 
     /// The lower-case name stored in frontmatter.
     pub fn as_str(self) -> &'static str {
@@ -83,7 +78,7 @@ impl Status {
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -91,15 +86,12 @@ impl FromStr for Status {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| {
-                Error::validation(
-                    format!("unknown status {s:?}"),
-                    "use one of: active, resolved, archived, tombstone",
-                )
-            })
+        Self::ALL.into_iter().find(|status| status.as_str() == s).ok_or_else(|| {
+            Error::validation(
+                format!("unknown status {s:?}"),
+                "use one of: active, resolved, archived, tombstone",
+            )
+        })
     }
 }
 
@@ -127,10 +119,7 @@ mod tests {
             }
         }
         let err = Resolved.check_transition(Active).unwrap_err();
-        assert_eq!(
-            err.recovery(),
-            "from resolved it can go to: archived, tombstone"
-        );
+        assert_eq!(err.recovery(), "from resolved it can go to: archived, tombstone");
     }
 
     #[test]

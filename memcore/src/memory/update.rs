@@ -139,11 +139,7 @@ impl MemoryUpdate {
         replace_if_set(&mut next.project, &self.project);
         replace_if_set(&mut next.priority, &self.priority);
         if let Some(tags) = &self.tags {
-            let base = if self.merge_tags {
-                memory.tags.clone()
-            } else {
-                Vec::new()
-            };
+            let base = if self.merge_tags { memory.tags.clone() } else { Vec::new() };
             next.tags = clean_list(base.into_iter().chain(tags.iter().cloned()));
         }
         if let Some(related) = &self.related_to {
@@ -203,9 +199,7 @@ mod tests {
         assert_eq!(after.created_at, before.created_at);
         assert_eq!(after.content, before.content);
 
-        let replaced = MemoryUpdate::new()
-            .tags(["z"])
-            .apply(&before, &Limits::default(), later);
+        let replaced = MemoryUpdate::new().tags(["z"]).apply(&before, &Limits::default(), later);
         assert_eq!(replaced.unwrap().tags, ["z"]);
     }
 
@@ -213,19 +207,10 @@ mod tests {
     fn invalid_changes_are_rejected() {
         let before = memory();
         let limits = Limits::default();
-        assert!(
-            MemoryUpdate::new()
-                .content(" ")
-                .apply(&before, &limits, now())
-                .is_err()
-        );
-        let resolved = MemoryUpdate::new()
-            .status(Status::Resolved)
-            .apply(&before, &limits, now());
+        assert!(MemoryUpdate::new().content(" ").apply(&before, &limits, now()).is_err());
+        let resolved = MemoryUpdate::new().status(Status::Resolved).apply(&before, &limits, now());
         let resolved = resolved.unwrap();
-        let back = MemoryUpdate::new()
-            .status(Status::Active)
-            .apply(&resolved, &limits, now());
+        let back = MemoryUpdate::new().status(Status::Active).apply(&resolved, &limits, now());
         assert!(back.is_err());
     }
 }

@@ -44,9 +44,8 @@ impl Stamp {
 
     /// Whether the stamp is old enough, at `read_started`, to be trusted later.
     fn is_settled(&self, read_started: SystemTime) -> bool {
-        let started_ns = read_started
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
+        let started_ns =
+            read_started.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
         let window = RACY_WINDOW.as_nanos() as i128;
         self.mtime_ns.max(self.ctime_ns) + window < started_ns
     }

@@ -87,19 +87,13 @@ impl FileStore {
             Versioning::Off => HistoryMode::Off,
             Versioning::Git => HistoryMode::Git,
             Versioning::Auto if history::inside_git_work_tree(&root) => HistoryMode::Git,
-            Versioning::Auto | Versioning::Builtin => HistoryMode::Builtin {
-                max_versions: config.max_versions,
-            },
+            Versioning::Auto | Versioning::Builtin => {
+                HistoryMode::Builtin { max_versions: config.max_versions }
+            }
         };
         let lock_timeout = Duration::from_millis(config.lock_timeout_ms);
         let lock = StoreLock::new(&root.join(PRIVATE_DIR).join(LOCK_FILE), lock_timeout);
-        Ok(Self {
-            root,
-            limits: config.limits,
-            history,
-            lock,
-            cache: StoreCache::default(),
-        })
+        Ok(Self { root, limits: config.limits, history, lock, cache: StoreCache::default() })
     }
 
     /// The store's root directory.
@@ -112,8 +106,7 @@ impl FileStore {
     }
 
     fn memory_path(&self, collection: &Collection, id: &MemoryId) -> PathBuf {
-        self.collection_dir(collection)
-            .join(format!("{id}{MEMORY_EXT}"))
+        self.collection_dir(collection).join(format!("{id}{MEMORY_EXT}"))
     }
 
     /// Reads and parses the memory file at `path`, or `None` if there is none.
@@ -139,9 +132,7 @@ impl FileStore {
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
         let text = decode_utf8(path, bytes)?;
-        let file_time = meta
-            .modified()
-            .map_or_else(|_| crate::now(), Timestamp::from);
+        let file_time = meta.modified().map_or_else(|_| crate::now(), Timestamp::from);
         let memory =
             parse_memory(&text, collection, id, file_time).map_err(|e| e.into_error(path))?;
         let memory = Arc::new(memory);
@@ -212,10 +203,7 @@ impl FileStore {
             _ => {
                 let names: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
                 Err(Error::conflict(
-                    format!(
-                        "memory '{id}' exists in several collections: {}",
-                        names.join(", ")
-                    ),
+                    format!("memory '{id}' exists in several collections: {}", names.join(", ")),
                     "name the collection to say which one you mean",
                 ))
             }
@@ -229,9 +217,8 @@ impl FileStore {
         id: &MemoryId,
     ) -> Result<(Arc<Memory>, PathBuf)> {
         let (collection, path) = self.locate(collection, id)?;
-        let memory = self
-            .read(&path, &collection, id)?
-            .ok_or_else(|| not_found(Some(&collection), id))?;
+        let memory =
+            self.read(&path, &collection, id)?.ok_or_else(|| not_found(Some(&collection), id))?;
         Ok((memory, path))
     }
 
@@ -243,12 +230,7 @@ impl FileStore {
         let old_text = fs::read(path)
             .map_err(|e| Error::io(format!("reading {}", path.display()), e))
             .and_then(|bytes| decode_utf8(path, bytes))?;
-        history::keep(
-            &self.collection_dir(&old.collection),
-            old,
-            &old_text,
-            max_versions,
-        )
+        history::keep(&self.collection_dir(&old.collection), old, &old_text, max_versions)
     }
 
     /// Writes `memory` to its file and drops the stale cache entry.
@@ -312,12 +294,8 @@ impl MemoryStore for FileStore {
                 Ok(None) => {}
                 // A file that no longer parses is moved to the trash, never overwritten.
                 Err(Error::Corrupted { .. }) => {
-                    let slot = trash::slot(
-                        &self.root,
-                        &memory.collection,
-                        &memory.id,
-                        memory.updated_at,
-                    );
+                    let slot =
+                        trash::slot(&self.root, &memory.collection, &memory.id, memory.updated_at);
                     move_durably(&path, &slot)?;
                 }
                 Err(e) => return Err(e),
@@ -330,9 +308,7 @@ impl MemoryStore for FileStore {
     fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
         if let Some(c) = collection {
             let path = self.memory_path(c, id);
-            return self
-                .read(&path, c, id)?
-                .ok_or_else(|| not_found(collection, id));
+            return self.read(&path, c, id)?.ok_or_else(|| not_found(collection, id));
         }
         self.load(None, id).map(|(memory, _)| memory)
     }
@@ -363,31 +339,21 @@ impl MemoryStore for FileStore {
         let slot = trash::slot(&self.root, &collection, id, now);
         move_durably(&path, &slot)?;
         self.cache.forget_file(&path);
-        Ok(TrashEntry {
-            collection,
-            id: id.clone(),
-            deleted_at: now,
-            path: slot,
-        })
+        Ok(TrashEntry { collection, id: id.clone(), deleted_at: now, path: slot })
     }
 
     fn restore(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
         let _guard = self.lock.acquire()?;
-        let newest = trash::find(&self.root, collection, id)?
-            .pop()
-            .ok_or_else(|| {
-                Error::not_found(
-                    format!("deleted memory '{id}' in the trash"),
-                    "only memories removed with delete can be restored; check the id",
-                )
-            })?;
+        let newest = trash::find(&self.root, collection, id)?.pop().ok_or_else(|| {
+            Error::not_found(
+                format!("deleted memory '{id}' in the trash"),
+                "only memories removed with delete can be restored; check the id",
+            )
+        })?;
         let path = self.memory_path(&newest.collection, id);
         if path.exists() {
             return Err(Error::conflict(
-                format!(
-                    "memory '{id}' exists again in collection '{}'",
-                    newest.collection
-                ),
+                format!("memory '{id}' exists again in collection '{}'", newest.collection),
                 "delete or rename the live memory first, then restore",
             ));
         }
@@ -399,10 +365,7 @@ impl MemoryStore for FileStore {
 
     fn collections(&self) -> Result<Vec<Collection>> {
         let names = self.entries(&self.root, Entries::Collections)?;
-        names
-            .iter()
-            .map(|name| Collection::new(name.as_str()))
-            .collect()
+        names.iter().map(|name| Collection::new(name.as_str())).collect()
     }
 
     fn scan(&self, collection: Option<&Collection>, visit: &mut Visitor<'_>) -> Result<()> {
@@ -475,10 +438,7 @@ impl MemoryStore for FileStore {
             return Ok((*current).clone());
         }
         let dir = self.collection_dir(&current.collection);
-        let kept = history::list(&dir, id)?
-            .into_iter()
-            .rev()
-            .find(|k| k.version == number);
+        let kept = history::list(&dir, id)?.into_iter().rev().find(|k| k.version == number);
         match kept {
             Some(kept) => read_kept(&kept.path, &current.collection, id),
             None => Err(Error::not_found(
@@ -523,10 +483,7 @@ mod tests {
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&root), 0o700);
         assert_eq!(mode(&root.join("memory")), 0o700);
-        assert_eq!(
-            mode(&store.memory_path(&stored.collection, &stored.id)),
-            0o600
-        );
+        assert_eq!(mode(&store.memory_path(&stored.collection, &stored.id)), 0o600);
         let leftovers: Vec<_> = fs::read_dir(root.join("memory"))
             .unwrap()
             .filter(|e| {

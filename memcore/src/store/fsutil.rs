@@ -61,11 +61,7 @@ pub(crate) fn move_durably(from: &Path, to: &Path) -> Result<()> {
 pub(crate) fn decode_utf8(path: &Path, bytes: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..valid]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
+        let line = e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
         Error::corrupted(
             path,
             Some(line),

@@ -37,10 +37,7 @@ pub(crate) fn keep(
     }
     let time = old.updated_at.format("%Y-%m-%dT%H-%M-%SZ");
     let name = format!("v{}_{time}.md", old.version);
-    write_atomic(
-        &history_dir(collection_dir, &old.id).join(name),
-        old_text.as_bytes(),
-    )?;
+    write_atomic(&history_dir(collection_dir, &old.id).join(name), old_text.as_bytes())?;
     let kept = list(collection_dir, &old.id)?;
     for stale in kept.iter().take(kept.len().saturating_sub(max_versions)) {
         fs::remove_file(&stale.path)
@@ -66,15 +63,11 @@ pub(crate) fn list(collection_dir: &Path, id: &MemoryId) -> Result<Vec<KeptVersi
         })
         .collect();
     kept.sort();
-    Ok(kept
-        .into_iter()
-        .map(|(version, _, path)| KeptVersion { version, path })
-        .collect())
+    Ok(kept.into_iter().map(|(version, _, path)| KeptVersion { version, path }).collect())
 }
 
 /// Whether `dir` lies inside a git work tree (so git, not `.versions/`, keeps history).
 pub(crate) fn inside_git_work_tree(dir: &Path) -> bool {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    dir.ancestors()
-        .any(|ancestor| ancestor.join(".git").exists())
+    dir.ancestors().any(|ancestor| ancestor.join(".git").exists())
 }

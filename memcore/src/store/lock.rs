@@ -30,20 +30,13 @@ pub(crate) struct LockGuard<'a> {
 impl StoreLock {
     /// A lock on the file at `path` (created on first use, mode 0600).
     pub(crate) fn new(path: &Path, timeout: Duration) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            threads: Mutex::new(()),
-            timeout,
-        }
+        Self { path: path.to_path_buf(), threads: Mutex::new(()), timeout }
     }
 
     /// Waits for the lock, up to the timeout; then an [`Error::Conflict`] naming the lock file.
     pub(crate) fn acquire(&self) -> Result<LockGuard<'_>> {
         let deadline = Instant::now() + self.timeout;
-        let thread = self
-            .threads
-            .try_lock_until(deadline)
-            .ok_or_else(|| self.timed_out())?;
+        let thread = self.threads.try_lock_until(deadline).ok_or_else(|| self.timed_out())?;
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -55,10 +48,7 @@ impl StoreLock {
         loop {
             match file.try_lock() {
                 Ok(()) => {
-                    return Ok(LockGuard {
-                        _file: file,
-                        _thread: thread,
-                    });
+                    return Ok(LockGuard { _file: file, _thread: thread });
                 }
                 Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
                     std::thread::sleep(backoff);

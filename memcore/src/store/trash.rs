@@ -63,11 +63,7 @@ pub(crate) fn find(
                 continue;
             };
             let stamp = stamp.trim_end_matches(".md").to_owned();
-            found.push(Trashed {
-                collection: collection.clone(),
-                stamp,
-                path: entry.path(),
-            });
+            found.push(Trashed { collection: collection.clone(), stamp, path: entry.path() });
         }
     }
     found.sort_by(|a, b| a.stamp.cmp(&b.stamp));

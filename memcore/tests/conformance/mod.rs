@@ -25,7 +25,8 @@ pub fn collection(name: &str) -> Collection {
 }
 
 pub fn memory(new: NewMemory, seconds: i64) -> Memory {
-    new.into_memory(&collection("learnings"), &Limits::default(), at(seconds)).expect("valid memory")
+    new.into_memory(&collection("learnings"), &Limits::default(), at(seconds))
+        .expect("valid memory")
 }
 
 fn rich() -> NewMemory {
@@ -72,7 +73,8 @@ pub fn missing_memories_are_not_found(store: &dyn MemoryStore) {
 }
 
 pub fn create_only_conflicts_and_keeps_the_original(store: &dyn MemoryStore) {
-    let first = store.put(memory(NewMemory::new("first").id("dup"), 0), PutMode::CreateOnly).unwrap();
+    let first =
+        store.put(memory(NewMemory::new("first").id("dup"), 0), PutMode::CreateOnly).unwrap();
     let second = memory(NewMemory::new("second").id("dup"), 1);
     let err = store.put(second, PutMode::CreateOnly).unwrap_err();
     assert_eq!(err.category(), Category::Conflict);
@@ -81,7 +83,8 @@ pub fn create_only_conflicts_and_keeps_the_original(store: &dyn MemoryStore) {
 
 pub fn upsert_replaces_keeping_creation_time(store: &dyn MemoryStore) {
     let first = store.put(memory(NewMemory::new("first").id("same"), 0), PutMode::Upsert).unwrap();
-    let second = store.put(memory(NewMemory::new("second").id("same"), 10), PutMode::Upsert).unwrap();
+    let second =
+        store.put(memory(NewMemory::new("second").id("same"), 10), PutMode::Upsert).unwrap();
     assert_eq!(second.id, first.id);
     assert_eq!(second.version, 2);
     assert_eq!(second.created_at, at(0));
@@ -126,9 +129,13 @@ pub fn failed_update_changes_nothing(store: &dyn MemoryStore) {
 }
 
 pub fn delete_and_restore(store: &dyn MemoryStore) {
-    let stored = store.put(memory(NewMemory::new("keep me").id("gone"), 0), PutMode::Upsert).unwrap();
+    let stored =
+        store.put(memory(NewMemory::new("keep me").id("gone"), 0), PutMode::Upsert).unwrap();
     let entry = store.delete(None, &stored.id, at(5)).unwrap();
-    assert_eq!((entry.id.clone(), entry.collection.clone()), (stored.id.clone(), stored.collection.clone()));
+    assert_eq!(
+        (entry.id.clone(), entry.collection.clone()),
+        (stored.id.clone(), stored.collection.clone())
+    );
     let err = store.get(None, &stored.id).unwrap_err();
     assert_eq!(err.category(), Category::NotFound);
     let restored = store.restore(Some(&stored.collection), &stored.id).unwrap();
@@ -173,7 +180,8 @@ fn scan_all(store: &dyn MemoryStore, collection: Option<&Collection>) -> Vec<Arc
 pub fn scan_visits_everything_in_order(store: &dyn MemoryStore) {
     for (i, c) in ["decisions", "learnings", "progress"].iter().enumerate() {
         for n in 0..4 {
-            let new = NewMemory::new(format!("memory {n} of {c}")).id(format!("m{n}")).collection(*c);
+            let new =
+                NewMemory::new(format!("memory {n} of {c}")).id(format!("m{n}")).collection(*c);
             store.put(memory(new, i as i64), PutMode::Upsert).unwrap();
         }
     }
@@ -197,13 +205,15 @@ pub fn scan_visits_everything_in_order(store: &dyn MemoryStore) {
 }
 
 pub fn concurrent_writers_lose_nothing(store: &dyn MemoryStore) {
-    let shared = store.put(memory(NewMemory::new("counter").id("shared"), 0), PutMode::Upsert).unwrap();
+    let shared =
+        store.put(memory(NewMemory::new("counter").id("shared"), 0), PutMode::Upsert).unwrap();
     std::thread::scope(|scope| {
         for t in 0..4 {
             let shared = &shared;
             scope.spawn(move || {
                 for n in 0..10 {
-                    let new = NewMemory::new(format!("thread {t} note {n}")).id(format!("t{t}-n{n}"));
+                    let new =
+                        NewMemory::new(format!("thread {t} note {n}")).id(format!("t{t}-n{n}"));
                     store.put(memory(new, 1), PutMode::CreateOnly).unwrap();
                     let tag = MemoryUpdate::new().tags([format!("t{t}-{n}")]).merge_tags(true);
                     store.update(Some(&shared.collection), &shared.id, &tag, at(2)).unwrap();
@@ -218,7 +228,8 @@ pub fn concurrent_writers_lose_nothing(store: &dyn MemoryStore) {
 }
 
 pub fn history_lists_and_returns_old_versions(store: &dyn MemoryStore) {
-    let stored = store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
+    let stored =
+        store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
     for (n, text) in [(1, "v2 text"), (2, "v3 text")] {
         let change = MemoryUpdate::new().content(text);
         store.update(None, &stored.id, &change, at(n * 100)).unwrap();
