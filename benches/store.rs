@@ -34,7 +34,10 @@ fn filled_store(n: usize) -> (tempfile::TempDir, Vec<String>) {
 
 fn store_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("store");
-    group.sample_size(30).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
     for n in SIZES {
         let (dir, refs) = filled_store(n);
         let memcore = Memcore::open(dir.path()).expect("store opens");

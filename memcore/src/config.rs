@@ -16,6 +16,9 @@
 //! limits:
 //!   max_content_bytes: 102400
 //!   max_summary_chars: 100
+//! embedding:
+//!   enabled: true
+//!   model_dir: /opt/models/minilm   # else $MEMCORE_MODEL_DIR, else the default cache
 //! ```
 
 use std::path::{Component, Path, PathBuf};
@@ -65,6 +68,26 @@ pub struct Config {
     pub limits: Limits,
     /// How long a writer waits for another process's lock before giving up, in milliseconds.
     pub lock_timeout_ms: u64,
+    /// Semantic search settings.
+    pub embedding: EmbeddingConfig,
+}
+
+/// Semantic search settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmbeddingConfig {
+    /// Whether to embed memories and offer semantic and hybrid search (default true; without
+    /// the model files search falls back to full text with a warning).
+    pub enabled: bool,
+    /// Where the model files are; else `$MEMCORE_MODEL_DIR`, else the default cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_dir: Option<PathBuf>,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        Self { enabled: true, model_dir: None }
+    }
 }
 
 impl Default for Config {
@@ -77,6 +100,7 @@ impl Default for Config {
             max_versions: 10,
             limits: Limits::default(),
             lock_timeout_ms: 10_000,
+            embedding: EmbeddingConfig::default(),
         }
     }
 }

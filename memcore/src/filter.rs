@@ -13,6 +13,25 @@ use serde_json::Value;
 
 use crate::{Error, Memory, Result};
 
+/// The fields a filter can name besides extra frontmatter keys.
+const BUILTIN_KEYS: [&str; 15] = [
+    "id",
+    "collection",
+    "title",
+    "summary",
+    "type",
+    "status",
+    "tags",
+    "category",
+    "context",
+    "related_to",
+    "project",
+    "priority",
+    "created_by",
+    "version",
+    "importance",
+];
+
 /// One `key=value[,value...]` condition.
 ///
 /// ```
@@ -55,6 +74,11 @@ impl Filter {
     /// The accepted values.
     pub fn values(&self) -> &[String] {
         &self.values
+    }
+
+    /// Whether the key names a built-in field (rather than an extra frontmatter key).
+    pub fn is_builtin_key(&self) -> bool {
+        BUILTIN_KEYS.contains(&self.key.as_str())
     }
 
     /// Whether `memory` passes the filter.

@@ -37,7 +37,7 @@
 //! // List with seed 000's `key=value` filters.
 //! let listing = memcore.list(&ListOptions::new().filter("tags=metal")?)?;
 //! assert_eq!(listing.memories[0].version, 2);
-//! # Ok::<(), memcore::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## Map of the crate
@@ -50,29 +50,36 @@
 //!   project-local stores.
 //! - [`Format`]: the `context`, `json` and `raw` renderings.
 //! - [`Filter`]: `key=value` filters.
+//! - [`Embedder`], [`OnnxEmbedder`], [`ModelFiles`]: local sentence embeddings.
 //! - [`Error`]: one error type; every error has a [`Category`] and a recovery hint.
 #![forbid(unsafe_code)]
 
 mod config;
+mod embed;
 mod error;
 mod filter;
 mod format;
+mod index;
 mod memcore;
 mod memory;
+mod search;
 mod store;
 
 pub use config::{
-    Config, DEFAULT_PROJECT_STORE, GLOBAL_CONFIG_NAME, Location, PROJECT_CONFIG_NAMES, Scope,
-    Versioning, find_project_config, global_root, locate,
+    Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, Location,
+    PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
 };
+pub use embed::{Embedder, ModelFiles, OnnxEmbedder};
 pub use error::{BoxedSource, Category, Error, Result};
 pub use filter::Filter;
-pub use format::Format;
+pub use format::{Format, parse_timestamp};
+pub use index::{IndexDiff, Progress, RepairReport, VerifyReport};
 pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
 pub use memory::{
     Collection, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId, MemorySummary,
     MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
+pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
 pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};
 
 /// The README's Rust examples, compiled as doc tests so they stay true.

@@ -4,11 +4,16 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use crate::config::{self, Config, GLOBAL_CONFIG_NAME, Location, Scope};
-use crate::store::{FileStore, MemoryStore, PutMode, TrashEntry, Version};
+use crate::index::{EmbedderChoice, Indexes, Progress, RepairReport, VerifyReport, doc_key};
+use crate::search::engine::{self, SearchContext};
+use crate::search::query_cache::QueryCache;
+use crate::store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version};
 use crate::{
-    Collection, Error, Filter, Memory, MemoryId, MemorySummary, MemoryUpdate, NewMemory, Result,
-    Timestamp,
+    Collection, Embedder, Error, Filter, Memory, MemoryId, MemorySummary, MemoryUpdate, NewMemory,
+    Query, Result, SearchResults, Timestamp,
 };
 
 /// A source of the current time; injectable so tests are exact.
@@ -43,6 +48,8 @@ pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
 /// ```
 pub struct Memcore {
     store: Box<dyn MemoryStore>,
+    indexes: Indexes,
+    query_cache: QueryCache,
     location: Location,
     clock: Clock,
 }
@@ -65,6 +72,7 @@ pub struct MemcoreBuilder {
     start_dir: Option<PathBuf>,
     config: Option<Config>,
     clock: Option<Clock>,
+    embedder: Option<Arc<dyn Embedder>>,
 }
 
 impl MemcoreBuilder {
@@ -98,7 +106,14 @@ impl MemcoreBuilder {
         self
     }
 
-    /// Resolves the location and opens the store (creating its directory if needed).
+    /// The embedder for semantic search, instead of the default ONNX model.
+    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// Resolves the location and opens the store (creating its directory if needed) and its
+    /// indexes (replaying work a crash interrupted; rebuilding a damaged index).
     pub fn open(self) -> Result<Memcore> {
         let mut location = match self.path {
             Some(root) => {
@@ -121,8 +136,21 @@ impl MemcoreBuilder {
             location.config = config;
         }
         let store = FileStore::open(&location.root, &location.config)?;
+        let embedding = &location.config.embedding;
+        let choice = match self.embedder {
+            Some(embedder) => EmbedderChoice::Given(embedder),
+            None if embedding.enabled => {
+                EmbedderChoice::Auto { model_dir: embedding.model_dir.clone() }
+            }
+            None => EmbedderChoice::Off,
+        };
+        let index_dir = location.root.join(PRIVATE_DIR).join("index");
+        let lock_timeout = Duration::from_millis(location.config.lock_timeout_ms);
+        let indexes = Indexes::open(&index_dir, &store, choice, lock_timeout)?;
         Ok(Memcore {
             store: Box::new(store),
+            indexes,
+            query_cache: QueryCache::default(),
             location,
             clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
         })
@@ -231,9 +259,58 @@ impl Memcore {
 
     /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
     pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
+        let mut stored = self.put_many_with(vec![memory], mode)?;
+        stored.pop().ok_or_else(|| Error::index("put stored nothing", None, "report this as a bug"))
+    }
+
+    /// Stores several memories, embedding and indexing them in batches (much faster than one
+    /// `put` each). Each memory is validated before anything is written; a memory that fails
+    /// to store stops the batch, with the ones before it stored.
+    pub fn put_many(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
+        self.put_many_with(memories, PutMode::Upsert)
+    }
+
+    fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
         let config = self.config();
-        let memory = memory.into_memory(&config.default_collection, &config.limits, self.now())?;
-        self.store.put(memory, mode)
+        let now = self.now();
+        let memories = memories
+            .into_iter()
+            .map(|m| m.into_memory(&config.default_collection, &config.limits, now))
+            .collect::<Result<Vec<_>>>()?;
+        let keys: Vec<String> = memories.iter().map(doc_key).collect();
+        let _guard = self.indexes.lock()?;
+        self.indexes.journal().begin(&keys)?;
+        let mut stored = Vec::with_capacity(memories.len());
+        let mut failure = None;
+        for memory in memories {
+            match self.store.put(memory, mode) {
+                Ok(memory) => stored.push(memory),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        self.finish_write(&keys, &stored, &[])?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(stored),
+        }
+    }
+
+    /// Brings the indexes level with a write to the store and clears its journal entries.
+    /// An index failure keeps the journal entries, so the next open or search retries.
+    fn finish_write(&self, keys: &[String], stored: &[Memory], deleted: &[String]) -> Result<()> {
+        let _warnings = self.indexes.index(stored, deleted)?;
+        self.indexes.journal().end(keys)
+    }
+
+    /// The index key of the memory at `collection`/`id`, when it can be known beforehand.
+    fn key_of(&self, collection: Option<&Collection>, id: &MemoryId) -> Option<String> {
+        match collection {
+            Some(c) => Some(format!("{c}/{id}")),
+            None => self.store.get(None, id).ok().map(|m| doc_key(&m)),
+        }
     }
 
     /// The memory at `reference` (`id` or `collection/id`).
@@ -245,19 +322,82 @@ impl Memcore {
     /// Changes the memory at `reference`; see [`MemoryUpdate`].
     pub fn update(&self, reference: &str, change: MemoryUpdate) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
-        self.store.update(collection.as_ref(), &id, &change, self.now())
+        let _guard = self.indexes.lock()?;
+        let keys: Vec<String> = self.key_of(collection.as_ref(), &id).into_iter().collect();
+        self.indexes.journal().begin(&keys)?;
+        let updated = self.store.update(collection.as_ref(), &id, &change, self.now());
+        match updated {
+            Ok(memory) => {
+                self.finish_write(&keys, std::slice::from_ref(&memory), &[])?;
+                Ok(memory)
+            }
+            Err(e) => {
+                self.indexes.journal().end(&keys)?;
+                Err(e)
+            }
+        }
     }
 
     /// Moves the memory at `reference` to the trash.
     pub fn delete(&self, reference: &str) -> Result<TrashEntry> {
         let (collection, id) = parse_ref(reference)?;
-        self.store.delete(collection.as_ref(), &id, self.now())
+        let _guard = self.indexes.lock()?;
+        let keys: Vec<String> = self.key_of(collection.as_ref(), &id).into_iter().collect();
+        self.indexes.journal().begin(&keys)?;
+        match self.store.delete(collection.as_ref(), &id, self.now()) {
+            Ok(entry) => {
+                let key = format!("{}/{}", entry.collection, entry.id);
+                self.finish_write(&keys, &[], &[key])?;
+                Ok(entry)
+            }
+            Err(e) => {
+                self.indexes.journal().end(&keys)?;
+                Err(e)
+            }
+        }
     }
 
     /// Brings the most recently deleted memory at `reference` back from the trash.
     pub fn restore(&self, reference: &str) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
-        self.store.restore(collection.as_ref(), &id).map(Arc::unwrap_or_clone)
+        let _guard = self.indexes.lock()?;
+        // The collection of a trashed memory is known only once restored when not given;
+        // then the journal entry follows the store write (repair covers a crash in between).
+        let restored = Arc::unwrap_or_clone(self.store.restore(collection.as_ref(), &id)?);
+        let keys = vec![doc_key(&restored)];
+        self.indexes.journal().begin(&keys)?;
+        self.finish_write(&keys, std::slice::from_ref(&restored), &[])?;
+        Ok(restored)
+    }
+
+    /// Searches the memories; see [`Query`].
+    ///
+    /// Without the embedding model, semantic and hybrid searches fall back to full text and
+    /// say so in [`SearchResults::warnings`].
+    pub fn search(&self, query: &Query) -> Result<SearchResults> {
+        let context = SearchContext {
+            store: self.store.as_ref(),
+            indexes: &self.indexes,
+            cache: &self.query_cache,
+            now: self.now(),
+        };
+        engine::search(&context, query)
+    }
+
+    /// Rebuilds every index from the store; `progress` is called as memories are indexed.
+    /// Returns how many memories were indexed.
+    pub fn reindex(&self, progress: &mut dyn FnMut(Progress)) -> Result<usize> {
+        self.indexes.reindex(self.store.as_ref(), progress)
+    }
+
+    /// Compares the store with every index by key and content hash.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        self.indexes.verify(self.store.as_ref())
+    }
+
+    /// Re-indexes what [`Memcore::verify`] finds missing or stale and drops orphaned entries.
+    pub fn repair(&self) -> Result<RepairReport> {
+        self.indexes.repair(self.store.as_ref())
     }
 
     /// The store's collections.

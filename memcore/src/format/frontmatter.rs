@@ -220,9 +220,16 @@ fn timestamp(value: &Value) -> Option<Option<Timestamp>> {
     parse_timestamp(raw).map(Some)
 }
 
-/// Parses RFC 3339 (`2025-10-30T14:23:45Z`), a naive date-time taken as UTC
-/// (`2025-10-30T14:23:45.123`, `2025-10-30 14:23:45`) or a date (`2025-10-30`).
-pub(crate) fn parse_timestamp(raw: &str) -> Option<Timestamp> {
+/// Parses a time as memory files may hold it: RFC 3339 (`2025-10-30T14:23:45Z`), a naive
+/// date-time taken as UTC (`2025-10-30T14:23:45.123`, `2025-10-30 14:23:45`) or a date
+/// (`2025-10-30`, midnight UTC).
+///
+/// ```
+/// let t = memcore::parse_timestamp("2025-10-30").unwrap();
+/// assert_eq!(t.to_rfc3339(), "2025-10-30T00:00:00+00:00");
+/// assert!(memcore::parse_timestamp("yesterday").is_none());
+/// ```
+pub fn parse_timestamp(raw: &str) -> Option<Timestamp> {
     if let Ok(t) = DateTime::parse_from_rfc3339(raw) {
         return Some(t.with_timezone(&Utc));
     }

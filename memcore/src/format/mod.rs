@@ -5,5 +5,6 @@ pub(crate) mod frontmatter;
 mod markdown;
 mod render;
 
+pub use frontmatter::parse_timestamp;
 pub(crate) use markdown::{derive_title, first_heading};
 pub use render::Format;

@@ -336,7 +336,8 @@ impl NewMemory {
     }
 
     /// Validates and completes the memory: id and title derived where absent, tags cleaned,
-    /// `created_at = updated_at = now` unless given, version 1.
+    /// `created_at = updated_at = now` unless a creation time is given (an import keeps its
+    /// dates), version 1.
     pub fn into_memory(
         self,
         default_collection: &Collection,
@@ -376,7 +377,7 @@ impl NewMemory {
             priority: non_blank(self.priority),
             created_by: non_blank(self.created_by),
             created_at,
-            updated_at: created_at.max(now),
+            updated_at: created_at,
             importance: self.importance,
             version: 1,
             metadata: self.metadata,

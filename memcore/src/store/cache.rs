@@ -51,11 +51,14 @@ impl Stamp {
     }
 }
 
+/// Cached values of type `T`, keyed by path, each valid while its file's stamp holds.
+type Stamped<T> = RwLock<HashMap<PathBuf, (Stamp, Arc<T>)>>;
+
 /// Parsed memories and directory listings, keyed by path.
 #[derive(Debug, Default)]
 pub(crate) struct StoreCache {
-    files: RwLock<HashMap<PathBuf, (Stamp, Arc<Memory>)>>,
-    dirs: RwLock<HashMap<PathBuf, (Stamp, Arc<Vec<String>>)>>,
+    files: Stamped<Memory>,
+    dirs: Stamped<Vec<String>>,
 }
 
 impl StoreCache {

@@ -31,13 +31,17 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
 /// never a mix; a crash leaves at most a stray temp file.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    create_private_dir_all(dir)?;
     let failed = |e| Error::io(format!("writing {}", path.display()), e);
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-        .tempfile_in(dir)
-        .map_err(failed)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX).permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600));
+    let mut temp = match builder.tempfile_in(dir) {
+        Ok(temp) => temp,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            create_private_dir_all(dir)?;
+            builder.tempfile_in(dir).map_err(failed)?
+        }
+        Err(e) => return Err(failed(e)),
+    };
     temp.write_all(bytes).map_err(failed)?;
     temp.as_file().sync_all().map_err(failed)?;
     temp.persist(path).map_err(|e| failed(e.error))?;

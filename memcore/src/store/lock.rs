@@ -17,39 +17,52 @@ const MAX_BACKOFF: Duration = Duration::from_millis(20);
 #[derive(Debug)]
 pub(crate) struct StoreLock {
     path: PathBuf,
-    threads: Mutex<()>,
+    /// The lock file, opened on first use and kept open; the mutex orders this process's
+    /// threads before they compete with other processes through `flock`.
+    file: Mutex<Option<File>>,
     timeout: Duration,
 }
 
 /// Held while writing; dropping it releases both locks.
 pub(crate) struct LockGuard<'a> {
-    _file: File,
-    _thread: MutexGuard<'a, ()>,
+    file: MutexGuard<'a, Option<File>>,
+}
+
+impl Drop for LockGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.as_ref() {
+            // Unlocking an flock we hold cannot fail in a way we could act on; closing the
+            // file would release it too.
+            let _ = file.unlock();
+        }
+    }
 }
 
 impl StoreLock {
     /// A lock on the file at `path` (created on first use, mode 0600).
     pub(crate) fn new(path: &Path, timeout: Duration) -> Self {
-        Self { path: path.to_path_buf(), threads: Mutex::new(()), timeout }
+        Self { path: path.to_path_buf(), file: Mutex::new(None), timeout }
     }
 
     /// Waits for the lock, up to the timeout; then an [`Error::Conflict`] naming the lock file.
     pub(crate) fn acquire(&self) -> Result<LockGuard<'_>> {
         let deadline = Instant::now() + self.timeout;
-        let thread = self.threads.try_lock_until(deadline).ok_or_else(|| self.timed_out())?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&self.path)
-            .map_err(|e| Error::io(format!("opening lock file {}", self.path.display()), e))?;
+        let mut slot = self.file.try_lock_until(deadline).ok_or_else(|| self.timed_out())?;
+        if slot.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&self.path)
+                .map_err(|e| Error::io(format!("opening lock file {}", self.path.display()), e))?;
+            *slot = Some(file);
+        }
         let mut backoff = Duration::from_micros(200);
         loop {
-            match file.try_lock() {
-                Ok(()) => {
-                    return Ok(LockGuard { _file: file, _thread: thread });
-                }
+            let attempt = slot.as_ref().map(File::try_lock);
+            match attempt.unwrap_or(Ok(())) {
+                Ok(()) => return Ok(LockGuard { file: slot }),
                 Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
                     std::thread::sleep(backoff);
                     backoff = (backoff * 2).min(MAX_BACKOFF);

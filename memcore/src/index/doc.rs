@@ -1,0 +1,128 @@
+//! What the derived indexes know of a memory: [`IndexDoc`] (text, filterable metadata and a
+//! content hash) and [`DocFilter`], the filters every index can apply itself.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::format::frontmatter::to_markdown;
+use crate::{Memory, Status, Timestamp};
+
+/// The key of a memory in every index: `collection/id`.
+pub(crate) fn doc_key(memory: &Memory) -> String {
+    format!("{}/{}", memory.collection, memory.id)
+}
+
+/// A short hash of everything stored for a memory (its file text): equal hashes mean the
+/// index entry is up to date.
+pub(crate) fn content_hash(memory: &Memory) -> String {
+    let digest = Sha256::digest(to_markdown(memory).as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The filterable metadata of a memory, as indexes keep it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct DocMeta {
+    /// `collection/id`.
+    pub(crate) key: String,
+    /// The collection.
+    pub(crate) collection: String,
+    /// The lifecycle status.
+    pub(crate) status: Status,
+    /// The type, if any.
+    pub(crate) kind: Option<String>,
+    /// The tags.
+    pub(crate) tags: Vec<String>,
+    /// Creation time.
+    pub(crate) created_at: Timestamp,
+    /// Last change.
+    pub(crate) updated_at: Timestamp,
+    /// [`content_hash`] of the memory.
+    pub(crate) hash: String,
+}
+
+/// A memory as the text index takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndexDoc {
+    /// Key, metadata and hash.
+    pub(crate) meta: DocMeta,
+    /// The id alone (searchable as a term).
+    pub(crate) id: String,
+    /// The title (boosted in text search).
+    pub(crate) title: String,
+    /// The markdown content.
+    pub(crate) content: String,
+}
+
+impl IndexDoc {
+    /// The index view of `memory`.
+    pub(crate) fn of(memory: &Memory) -> Self {
+        Self {
+            meta: DocMeta {
+                key: doc_key(memory),
+                collection: memory.collection.to_string(),
+                status: memory.status,
+                kind: memory.kind.clone(),
+                tags: memory.tags.clone(),
+                created_at: memory.created_at,
+                updated_at: memory.updated_at,
+                hash: content_hash(memory),
+            },
+            id: memory.id.to_string(),
+            title: memory.title.clone(),
+            content: memory.content.clone(),
+        }
+    }
+
+    /// The text an embedder sees: title and content (seed 002 embeds summary + content).
+    pub(crate) fn embedding_text(&self) -> String {
+        format!("{}\n\n{}", self.title, self.content)
+    }
+}
+
+/// Filters every index applies itself. Empty lists and `None` bounds mean "no condition".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct DocFilter {
+    /// The memory is in one of these collections.
+    pub(crate) collections: Vec<String>,
+    /// The memory has at least one of these tags.
+    pub(crate) tags_any: Vec<String>,
+    /// The memory has all of these tags.
+    pub(crate) tags_all: Vec<String>,
+    /// The memory's type is one of these.
+    pub(crate) kinds: Vec<String>,
+    /// The memory's status is one of these.
+    pub(crate) statuses: Vec<Status>,
+    /// Created at or after.
+    pub(crate) created_from: Option<Timestamp>,
+    /// Created before.
+    pub(crate) created_to: Option<Timestamp>,
+    /// Updated at or after.
+    pub(crate) updated_from: Option<Timestamp>,
+    /// Updated before.
+    pub(crate) updated_to: Option<Timestamp>,
+}
+
+impl DocFilter {
+    /// Whether the filter has no condition at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Whether `meta` passes every condition.
+    pub(crate) fn matches(&self, meta: &DocMeta) -> bool {
+        let any_of = |allowed: &[String], value: &str| {
+            allowed.is_empty() || allowed.iter().any(|a| a == value)
+        };
+        let within = |t: Timestamp, from: Option<Timestamp>, to: Option<Timestamp>| {
+            from.is_none_or(|from| t >= from) && to.is_none_or(|to| t < to)
+        };
+        any_of(&self.collections, &meta.collection)
+            && (self.tags_any.is_empty() || self.tags_any.iter().any(|t| meta.tags.contains(t)))
+            && self.tags_all.iter().all(|t| meta.tags.contains(t))
+            && (self.kinds.is_empty()
+                || meta.kind.as_deref().is_some_and(|k| any_of(&self.kinds, k)))
+            && (self.statuses.is_empty() || self.statuses.contains(&meta.status))
+            && within(meta.created_at, self.created_from, self.created_to)
+            && within(meta.updated_at, self.updated_from, self.updated_to)
+    }
+}

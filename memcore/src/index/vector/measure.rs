@@ -1,0 +1,238 @@
+//! Measurements on real MiniLM vectors: exact scan against HNSW (latency, recall@10, build,
+//! dump, load, open), with removals and filters. Ignored by default; run in release:
+//!
+//! ```text
+//! MEMCORE_BENCH_VECTORS=/tmp/memcore-vectors-100000.f32 MEMCORE_BENCH_SIZES=5000,20000 \
+//!     cargo test --release -p memcore --lib index::vector::measure -- --ignored --nocapture
+//! ```
+//!
+//! The vectors are raw little-endian f32 rows (384 per passage) of the bench corpus
+//! (`/work/shared/bench/corpus.jsonl.gz`, in file order), embedded with [`crate::OnnxEmbedder`]
+//! and cached outside the repository; `MEMCORE_BENCH_QUERIES` holds the 104 bench questions
+//! embedded the same way. Random vectors are useless for tuning HNSW: do not substitute them.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::tests::meta;
+use super::*;
+
+/// Vector length of MiniLM.
+const DIM: usize = 384;
+/// Corpus rows held out of the index and used as queries (memory-like queries).
+const HELD_OUT: usize = 200;
+
+/// Reads up to `max` rows of `DIM` f32 from `path`.
+fn load_rows(path: &Path, max: usize) -> Vec<Vec<f32>> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    bytes
+        .chunks_exact(DIM * 4)
+        .take(max)
+        .map(|row| {
+            row.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+        })
+        .collect()
+}
+
+/// Median and 99th percentile.
+fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    let at = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+/// Results of a query set: per query, keys and similarities.
+type Results = Vec<Vec<(String, f32)>>;
+
+/// Runs every query once (after a warm-up), returning results and latency percentiles.
+fn run(
+    index: &VectorIndex,
+    queries: &[Vec<f32>],
+    filter: &DocFilter,
+) -> (Results, (Duration, Duration)) {
+    for q in queries.iter().take(20) {
+        let _ = index.search(q, 10, filter, None).expect("search");
+    }
+    let mut times = Vec::with_capacity(queries.len());
+    let results = queries
+        .iter()
+        .map(|q| {
+            let start = Instant::now();
+            let found = index.search(q, 10, filter, None).expect("search");
+            times.push(start.elapsed());
+            found
+        })
+        .collect();
+    (results, percentiles(times))
+}
+
+/// Mean share of `truth`'s keys found in `got`, per query.
+fn recall(got: &[Vec<(String, f32)>], truth: &[Vec<(String, f32)>]) -> f64 {
+    let per: Vec<f64> = got
+        .iter()
+        .zip(truth)
+        .map(|(g, t)| {
+            let want: HashSet<&str> = t.iter().map(|(k, _)| k.as_str()).collect();
+            if want.is_empty() {
+                return 1.0;
+            }
+            g.iter().filter(|(k, _)| want.contains(k.as_str())).count() as f64 / want.len() as f64
+        })
+        .collect();
+    per.iter().sum::<f64>() / per.len().max(1) as f64
+}
+
+/// Milliseconds, for printing.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+#[test]
+#[ignore = "needs cached MiniLM vectors of the bench corpus; run in release with --nocapture"]
+fn crossover_recall_latency() {
+    let vectors_path = std::env::var("MEMCORE_BENCH_VECTORS")
+        .unwrap_or_else(|_| "/tmp/memcore-vectors-100000.f32".into());
+    let queries_path = std::env::var("MEMCORE_BENCH_QUERIES")
+        .unwrap_or_else(|_| "/tmp/memcore-queries.f32".into());
+    let corpus = load_rows(Path::new(&vectors_path), usize::MAX);
+    assert!(corpus.len() > HELD_OUT + 1000, "{vectors_path}: {} rows", corpus.len());
+    let questions = load_rows(Path::new(&queries_path), usize::MAX);
+    let (held_out, corpus) = corpus.split_at(HELD_OUT);
+    let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,2000,5000,10000,20000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .filter(|&n| n <= corpus.len())
+        .collect();
+    println!(
+        "{} corpus rows, {} held-out corpus queries, {} bench questions",
+        corpus.len(),
+        held_out.len(),
+        questions.len()
+    );
+    for n in sizes {
+        measure_size(&corpus[..n], held_out, &questions);
+    }
+}
+
+/// Everything for one index size.
+fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]) {
+    let n = rows.len();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exact_options =
+        VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() };
+    let exact =
+        VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options.clone()).expect("open");
+    let start = Instant::now();
+    for (chunk_no, chunk) in rows.chunks(1000).enumerate() {
+        let items: Vec<_> = chunk
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let i = chunk_no * 1000 + i;
+                (meta(&format!("c{}/p{i:06}", i % 10), &[]), v.clone())
+            })
+            .collect();
+        exact.upsert(&items).expect("upsert");
+    }
+    let ingest = start.elapsed();
+    let start = Instant::now();
+    let reopened = VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options).expect("open");
+    let open = start.elapsed();
+    assert_eq!(reopened.len(), n);
+    drop(reopened);
+
+    let sets: [(&str, &[Vec<f32>]); 2] = [("questions", questions), ("held-out", held_out)];
+    let unfiltered = DocFilter::default();
+    let truths: Vec<_> = sets.iter().map(|(_, q)| run(&exact, q, &unfiltered)).collect();
+    println!(
+        "\n== n={n}: ingest {:.0} rows/s (batches of 1000, fsync each), open {:.0} ms",
+        n as f64 / ingest.as_secs_f64(),
+        ms(open)
+    );
+    for ((name, _), (_, (p50, p99))) in sets.iter().zip(&truths) {
+        println!("exact            {name:>9}: p50 {:.2} ms p99 {:.2} ms", ms(*p50), ms(*p99));
+    }
+
+    // The graph, built synchronously on the first search.
+    let graph_options =
+        VectorOptions { hnsw_threshold: 1, background: false, ..VectorOptions::default() };
+    let mut graph =
+        VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options.clone()).expect("open");
+    let start = Instant::now();
+    let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
+    let build = start.elapsed();
+    let start = Instant::now();
+    graph.state.read().graph.as_ref().expect("graph").dump().expect("dump");
+    let dump = start.elapsed();
+    println!(
+        "hnsw build {:.1} s ({:.0} inserts/s), dump {:.0} ms",
+        build.as_secs_f64(),
+        n as f64 / build.as_secs_f64(),
+        ms(dump)
+    );
+    for ef in [16, 32, 64, 128] {
+        graph.options.ef_search = ef;
+        for ((name, queries), (truth, _)) in sets.iter().zip(&truths) {
+            let (got, (p50, p99)) = run(&graph, queries, &unfiltered);
+            println!(
+                "hnsw ef={ef:<3}      {name:>9}: p50 {:.2} ms p99 {:.2} ms recall@10 {:.4}",
+                ms(p50),
+                ms(p99),
+                recall(&got, truth)
+            );
+        }
+    }
+    graph.options.ef_search = 64;
+
+    // Reopen: the dump is loaded, not rebuilt.
+    drop(graph);
+    let start = Instant::now();
+    let graph = VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options).expect("open");
+    let open = start.elapsed();
+    let start = Instant::now();
+    let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
+    let load = start.elapsed();
+    assert!(graph.state.read().graph.as_ref().and_then(GraphHandle::loaded_from).is_some());
+    println!(
+        "reopen: log {:.0} ms + graph load (hash check included) {:.0} ms",
+        ms(open),
+        ms(load)
+    );
+
+    // 10% removed: over-fetch keeps recall.
+    let removed: Vec<String> = (0..n).step_by(10).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
+    let refs: Vec<&str> = removed.iter().map(String::as_str).collect();
+    graph.remove(&refs).expect("remove");
+    exact.refresh().expect("refresh");
+    let held = &sets[1].1;
+    let (truth, _) = run(&exact, held, &unfiltered);
+    let (got, (p50, _)) = run(&graph, held, &unfiltered);
+    println!(
+        "10% removed      held-out: hnsw p50 {:.2} ms recall@10 {:.4}",
+        ms(p50),
+        recall(&got, &truth)
+    );
+
+    // Filters: one collection of ten (graph with over-fetch), and a 1-in-30 tag... by key set.
+    let one_in_ten = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
+    let (truth, (e50, _)) = run(&exact, held, &one_in_ten);
+    let (got, (g50, _)) = run(&graph, held, &one_in_ten);
+    println!(
+        "filter 10%       held-out: exact p50 {:.2} ms, hnsw p50 {:.2} ms recall@10 {:.4}",
+        ms(e50),
+        ms(g50),
+        recall(&got, &truth)
+    );
+    let allow: HashSet<String> =
+        (0..n).step_by(30).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
+    let start = Instant::now();
+    for q in held.iter() {
+        let _ = graph.search(q, 10, &unfiltered, Some(&allow)).expect("search");
+    }
+    println!(
+        "allow-set 3%     held-out: {:.2} ms per query (exact over the allowed rows)",
+        ms(start.elapsed()) / held.len() as f64
+    );
+}

@@ -1,0 +1,516 @@
+//! Unit tests of the vector index: log, replay, refresh across instances, torn tails, model
+//! changes, compaction, and the HNSW path against the exact scan on real MiniLM vectors.
+
+use std::collections::HashSet;
+use std::fs::OpenOptions;
+use std::path::Path;
+
+use chrono::DateTime;
+
+use super::*;
+use crate::{Category, Status};
+
+/// Real all-MiniLM-L6-v2 vectors (30 sentences) shared by the embedding tests.
+const REFERENCE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/minilm/reference.json");
+
+/// The reference sentences and their vectors.
+pub(super) fn reference() -> Vec<(String, Vec<f32>)> {
+    let raw = std::fs::read_to_string(REFERENCE).expect("the MiniLM reference fixture exists");
+    let json: serde_json::Value = serde_json::from_str(&raw).expect("reference.json parses");
+    json["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| {
+            let text = item["text"].as_str().expect("text").to_owned();
+            let vector = item["embedding"]
+                .as_array()
+                .expect("embedding")
+                .iter()
+                .map(|x| x.as_f64().expect("number") as f32)
+                .collect();
+            (text, vector)
+        })
+        .collect()
+}
+
+/// Metadata for `key` (`collection/id`) with `tags`.
+pub(super) fn meta(key: &str, tags: &[&str]) -> DocMeta {
+    let at = DateTime::from_timestamp(1_700_000_000, 0).expect("valid timestamp");
+    DocMeta {
+        key: key.to_owned(),
+        collection: key.split('/').next().unwrap_or_default().to_owned(),
+        status: Status::Active,
+        kind: None,
+        tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+        created_at: at,
+        updated_at: at,
+        hash: format!("h-{key}"),
+    }
+}
+
+/// A unit vector of dimension 8 pointing mostly along axis `axis`, tilted by `tilt`.
+fn axis(axis: usize, tilt: f32) -> Vec<f32> {
+    let mut v = vec![0.0; 8];
+    v[axis % 8] = 1.0;
+    v[(axis + 1) % 8] = tilt;
+    v
+}
+
+/// Options that keep everything synchronous and the graph out of the way.
+fn exact_options() -> VectorOptions {
+    VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() }
+}
+
+/// Options that force the graph from `threshold` live rows, synchronously.
+fn graph_options(threshold: usize) -> VectorOptions {
+    VectorOptions { hnsw_threshold: threshold, background: false, ..VectorOptions::default() }
+}
+
+/// Opens an index of 8-d vectors.
+fn open8(dir: &Path) -> VectorIndex {
+    VectorIndex::open_with(dir, 8, "test-model", exact_options()).expect("opens")
+}
+
+/// Keys of a result list.
+fn keys(found: &[(String, f32)]) -> Vec<&str> {
+    found.iter().map(|(k, _)| k.as_str()).collect()
+}
+
+/// Unfiltered search.
+fn search(index: &VectorIndex, query: &[f32], k: usize) -> Vec<(String, f32)> {
+    index.search(query, k, &DocFilter::default(), None).expect("search")
+}
+
+#[test]
+fn upsert_search_replace_remove() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = open8(dir.path());
+    assert!(index.is_empty());
+    index
+        .upsert(&[
+            (meta("m/a", &[]), axis(0, 0.0)),
+            (meta("m/b", &[]), axis(1, 0.0)),
+            (meta("m/c", &[]), axis(0, 0.5)),
+        ])
+        .expect("upsert");
+    assert_eq!(index.len(), 3);
+
+    let found = search(&index, &axis(0, 0.0), 2);
+    assert_eq!(keys(&found), ["m/a", "m/c"]);
+    assert!((found[0].1 - 1.0).abs() < 1e-6, "cosine of identical vectors is 1: {found:?}");
+    assert!((found[1].1 - 1.0 / 1.25f32.sqrt()).abs() < 1e-6, "vectors are normalised");
+
+    // Replace: the key moves, no duplicate appears.
+    index.upsert(&[(meta("m/a", &["moved"]), axis(1, 0.1))]).expect("replace");
+    assert_eq!(index.len(), 3);
+    let found = search(&index, &axis(1, 0.0), 3);
+    assert_eq!(keys(&found), ["m/b", "m/a", "m/c"]);
+    assert_eq!(index.meta("m/a").expect("meta").tags, ["moved"]);
+
+    index.remove(&["m/b", "m/missing"]).expect("remove");
+    assert_eq!(index.len(), 2);
+    assert!(index.meta("m/b").is_none());
+    assert_eq!(keys(&search(&index, &axis(1, 0.0), 10)), ["m/a", "m/c"]);
+    assert_eq!(
+        index.all_keys(),
+        [("m/a".to_owned(), "h-m/a".to_owned()), ("m/c".to_owned(), "h-m/c".to_owned())]
+    );
+    assert!(search(&index, &axis(1, 0.0), 0).is_empty());
+}
+
+#[test]
+fn filter_and_allow_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = open8(dir.path());
+    index
+        .upsert(&[
+            (meta("work/a", &["gpu"]), axis(0, 0.0)),
+            (meta("work/b", &["cpu"]), axis(0, 0.2)),
+            (meta("home/c", &["gpu"]), axis(0, 0.1)),
+        ])
+        .expect("upsert");
+    let q = axis(0, 0.0);
+
+    let filter = DocFilter { collections: vec!["work".into()], ..DocFilter::default() };
+    assert_eq!(keys(&index.search(&q, 10, &filter, None).expect("search")), ["work/a", "work/b"]);
+
+    let filter = DocFilter { tags_any: vec!["gpu".into()], ..DocFilter::default() };
+    assert_eq!(keys(&index.search(&q, 10, &filter, None).expect("search")), ["work/a", "home/c"]);
+
+    let allow: HashSet<String> = ["work/b".to_owned(), "home/c".to_owned()].into();
+    let found = index.search(&q, 10, &DocFilter::default(), Some(&allow)).expect("search");
+    assert_eq!(keys(&found), ["home/c", "work/b"]);
+
+    let filter = DocFilter { collections: vec!["work".into()], ..DocFilter::default() };
+    assert_eq!(keys(&index.search(&q, 10, &filter, Some(&allow)).expect("search")), ["work/b"]);
+
+    let empty = HashSet::new();
+    assert!(index.search(&q, 10, &DocFilter::default(), Some(&empty)).expect("search").is_empty());
+}
+
+#[test]
+fn persists_across_reopen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let index = open8(dir.path());
+        index
+            .upsert(&[(meta("m/a", &["x"]), axis(0, 0.0)), (meta("m/b", &[]), axis(1, 0.0))])
+            .expect("upsert");
+        index.upsert(&[(meta("m/a", &["y"]), axis(2, 0.0))]).expect("replace");
+        index.remove(&["m/b"]).expect("remove");
+    }
+    let index = open8(dir.path());
+    assert_eq!(index.len(), 1);
+    assert_eq!(index.meta("m/a").expect("meta").tags, ["y"]);
+    assert_eq!(keys(&search(&index, &axis(2, 0.0), 5)), ["m/a"]);
+    assert_eq!(index.model_id(), "test-model");
+    assert_eq!(index.dimension(), 8);
+}
+
+#[test]
+fn two_instances_see_each_others_writes_after_refresh() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let one = open8(dir.path());
+    let two = open8(dir.path());
+    one.upsert(&[(meta("m/a", &[]), axis(0, 0.0))]).expect("upsert");
+    assert_eq!(two.len(), 0, "not before a refresh");
+    two.refresh().expect("refresh");
+    assert_eq!(two.len(), 1);
+
+    // The other one writes: it catches up first, so nothing is lost.
+    two.upsert(&[(meta("m/b", &[]), axis(1, 0.0))]).expect("upsert");
+    two.remove(&["m/a"]).expect("remove");
+    one.refresh().expect("refresh");
+    assert_eq!(keys(&search(&one, &axis(1, 0.0), 5)), ["m/b"]);
+
+    // A refresh with nothing new changes nothing.
+    one.refresh().expect("refresh");
+    assert_eq!(one.len(), 1);
+
+    // Clear is seen too (the file is replaced).
+    one.clear().expect("clear");
+    two.refresh().expect("refresh");
+    assert!(two.is_empty());
+    two.upsert(&[(meta("m/c", &[]), axis(2, 0.0))]).expect("upsert");
+    one.refresh().expect("refresh");
+    assert_eq!(keys(&search(&one, &axis(2, 0.0), 5)), ["m/c"]);
+}
+
+#[test]
+fn torn_tail_is_ignored_then_cut_off() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(LOG_FILE);
+    {
+        let index = open8(dir.path());
+        index.upsert(&[(meta("m/a", &[]), axis(0, 0.0))]).expect("upsert");
+        index.upsert(&[(meta("m/b", &[]), axis(1, 0.0))]).expect("upsert");
+    }
+    // A crash in the middle of the second record.
+    let len = std::fs::metadata(&path).expect("stat").len();
+    OpenOptions::new().write(true).open(&path).expect("open").set_len(len - 7).expect("truncate");
+
+    let index = open8(dir.path());
+    assert_eq!(index.len(), 1, "the torn record is ignored");
+    let other = open8(dir.path());
+
+    // Garbage after the torn record does not help it either.
+    {
+        use std::io::Write;
+        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        file.write_all(&[0xff; 100]).expect("write");
+    }
+    index.refresh().expect("refresh");
+    assert_eq!(index.len(), 1);
+
+    // The next write cuts the tail off and appends after the last intact record.
+    index.upsert(&[(meta("m/c", &[]), axis(2, 0.0))]).expect("upsert");
+    other.refresh().expect("refresh");
+    let reopened = open8(dir.path());
+    for index in [&index, &other, &reopened] {
+        assert_eq!(index.all_keys().len(), 2);
+        assert_eq!(keys(&search(index, &axis(2, 0.0), 1)), ["m/c"]);
+    }
+}
+
+#[test]
+fn damaged_header_is_an_index_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(LOG_FILE), b"not a vector log at all").expect("write");
+    let err =
+        VectorIndex::open_with(dir.path(), 8, "test-model", exact_options()).expect_err("damaged");
+    assert_eq!(err.category(), Category::Index);
+    assert!(ModelChanged::of(&err).is_none());
+}
+
+#[test]
+fn model_change_is_detected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    open8(dir.path()).upsert(&[(meta("m/a", &[]), axis(0, 0.0))]).expect("upsert");
+
+    let err =
+        VectorIndex::open_with(dir.path(), 8, "other-model", exact_options()).expect_err("model");
+    assert_eq!(err.category(), Category::Index);
+    let changed = ModelChanged::of(&err).expect("typed");
+    assert_eq!(changed.found_model, "test-model");
+    assert_eq!(changed.wanted_model, "other-model");
+
+    let err =
+        VectorIndex::open_with(dir.path(), 16, "test-model", exact_options()).expect_err("dim");
+    let changed = ModelChanged::of(&err).expect("typed");
+    assert_eq!((changed.found_dimension, changed.wanted_dimension), (8, 16));
+
+    // After the directory is wiped, the new model starts afresh.
+    std::fs::remove_dir_all(dir.path()).expect("wipe");
+    let index =
+        VectorIndex::open_with(dir.path(), 16, "other-model", exact_options()).expect("fresh");
+    assert!(index.is_empty());
+}
+
+#[test]
+fn invalid_vectors_are_rejected_without_writing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = open8(dir.path());
+    let good = (meta("m/ok", &[]), axis(0, 0.0));
+    let cases = [
+        vec![1.0; 7],
+        vec![f32::NAN; 8],
+        {
+            let mut v = axis(0, 0.0);
+            v[3] = f32::INFINITY;
+            v
+        },
+        vec![0.0; 8],
+    ];
+    for bad in cases {
+        let err =
+            index.upsert(&[good.clone(), (meta("m/bad", &[]), bad.clone())]).expect_err("bad");
+        assert_eq!(err.category(), Category::Validation, "{err}");
+        let err = index.search(&bad, 3, &DocFilter::default(), None).expect_err("bad query");
+        assert_eq!(err.category(), Category::Validation, "{err}");
+    }
+    let err = index.upsert(&[(meta("", &[]), axis(0, 0.0))]).expect_err("empty key");
+    assert_eq!(err.category(), Category::Validation);
+    assert!(index.is_empty(), "nothing written");
+    assert!(open8(dir.path()).is_empty(), "nothing persisted");
+}
+
+#[test]
+fn compaction_keeps_results_identical() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
+    let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    let reader =
+        VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    let items: Vec<_> =
+        (0..40).map(|i| (meta(&format!("m/{i:02}"), &[]), axis(i, i as f32 / 50.0))).collect();
+    index.upsert(&items).expect("upsert");
+    let generation = index.state.read().generation();
+    let queries: Vec<Vec<f32>> = (0..8).map(|i| axis(i, 0.3)).collect();
+    let before: Vec<_> = queries.iter().map(|q| search(&index, q, 5)).collect();
+
+    // Nine replacements with the same vectors: not yet due (10 dead rows needed).
+    index.upsert(&items[..9]).expect("replace");
+    assert_eq!(index.state.read().generation(), generation);
+    assert_eq!(index.state.read().dead, 9);
+    // Seven more: 16 dead of 56 rows (29%) is still under the ratio.
+    index.upsert(&items[9..16]).expect("replace");
+    assert_eq!(index.state.read().generation(), generation);
+    // 20 dead of 60 rows: compacted.
+    index.upsert(&items[16..20]).expect("replace");
+    let state = index.state.read();
+    assert_ne!(state.generation(), generation, "a new file");
+    assert_eq!((state.dead, state.row_count()), (0, 40));
+    drop(state);
+
+    let after: Vec<_> = queries.iter().map(|q| search(&index, q, 5)).collect();
+    assert_eq!(before, after);
+    reader.refresh().expect("refresh");
+    let seen: Vec<_> = queries.iter().map(|q| search(&reader, q, 5)).collect();
+    assert_eq!(before, seen);
+    let reopened = VectorIndex::open_with(dir.path(), 8, "test-model", options).expect("open");
+    assert_eq!(reopened.state.read().row_count(), 40);
+    let reread: Vec<_> = queries.iter().map(|q| search(&reopened, q, 5)).collect();
+    assert_eq!(before, reread);
+}
+
+/// Opens an index of the reference vectors (plus `extra` copies with other keys), with a graph
+/// from `threshold` rows.
+fn reference_index(dir: &Path, threshold: usize, persist: bool) -> VectorIndex {
+    let options = VectorOptions { persist_graph: persist, ..graph_options(threshold) };
+    let index = VectorIndex::open_with(dir, 384, "all-MiniLM-L6-v2-int8", options).expect("open");
+    let items: Vec<_> = reference()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, v))| {
+            let collection = if i % 3 == 0 { "even" } else { "odd" };
+            (meta(&format!("{collection}/s{i:02}"), &[if i % 2 == 0 { "two" } else { "one" }]), v)
+        })
+        .collect();
+    index.upsert(&items).expect("upsert");
+    index
+}
+
+#[test]
+fn hnsw_matches_exact_on_real_vectors() {
+    let exact_dir = tempfile::tempdir().expect("tempdir");
+    let graph_dir = tempfile::tempdir().expect("tempdir");
+    let exact = reference_index(exact_dir.path(), usize::MAX, false);
+    let graph = reference_index(graph_dir.path(), 8, false);
+    let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+
+    // The first search starts the graph (synchronously here); later ones use it.
+    let _ = search(&graph, &queries[0], 5);
+    assert_eq!(graph.wait_for_graph(), Some(30), "the graph covers every row");
+    let filters = [
+        DocFilter::default(),
+        DocFilter { collections: vec!["odd".into()], ..DocFilter::default() },
+        DocFilter { tags_all: vec!["two".into()], ..DocFilter::default() },
+    ];
+    for filter in &filters {
+        for (i, q) in queries.iter().enumerate() {
+            // Stored vectors as queries: the distance must not panic, and they find themselves.
+            let want = exact.search(q, 5, filter, None).expect("exact");
+            let got = graph.search(q, 5, filter, None).expect("graph");
+            assert_eq!(keys(&got), keys(&want), "query {i} filter {filter:?}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g.1 - w.1).abs() < 1e-6, "same scores: {got:?} vs {want:?}");
+            }
+        }
+    }
+    {
+        let state = graph.state.read();
+        assert!(state.graph.as_ref().and_then(GraphHandle::ready).is_some());
+        let keep = |row: usize| state.metas[row].is_some();
+        let hits =
+            graph.graph_search(&state, &queries[1], 5, &keep, true).expect("the graph answers");
+        assert_eq!(hits.len(), 5);
+    }
+
+    // Removed and replaced rows never come back from the graph; new rows are found at once.
+    let first = exact.all_keys()[0].0.clone();
+    for index in [&exact, &graph] {
+        index.remove(&[first.as_str()]).expect("remove");
+        index.upsert(&[(meta("new/x", &[]), queries[0].clone())]).expect("upsert");
+    }
+    for q in &queries {
+        let want = search(&exact, q, 5);
+        let got = search(&graph, q, 5);
+        assert_eq!(keys(&got), keys(&want));
+        assert!(got.iter().all(|(k, _)| *k != first));
+    }
+    assert_eq!(keys(&search(&graph, &queries[0], 2))[0..1], ["new/x"]);
+}
+
+#[test]
+fn hnsw_dump_is_loaded_on_reopen_and_damage_falls_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let expected: Vec<_>;
+    {
+        let index = reference_index(dir.path(), 8, true);
+        let _ = search(&index, &queries[0], 5);
+        let state = index.state.read();
+        let graph = state.graph.as_ref().expect("graph");
+        graph.dump().expect("dump");
+        drop(state);
+        expected = queries.iter().map(|q| search(&index, q, 5)).collect();
+    }
+    let sidecar = graph::read_sidecar(&dir.path().join(GRAPH_DIR)).expect("sidecar");
+    assert_eq!(sidecar.rows, 30);
+
+    let index = VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", graph_options(8))
+        .expect("open");
+    let got: Vec<_> = queries.iter().map(|q| search(&index, q, 5)).collect();
+    assert_eq!(got, expected);
+    let state = index.state.read();
+    let graph = state.graph.as_ref().expect("graph");
+    assert_eq!(graph.loaded_from(), Some(sidecar.basename.as_str()), "loaded, not rebuilt");
+    assert!(graph.ready().is_some());
+    drop(state);
+    drop(index);
+
+    // A damaged data file is caught by the hash check, never reaches hnsw_rs (which would exit
+    // the process), and the graph is rebuilt.
+    let data = dir.path().join(GRAPH_DIR).join(format!("{}.hnsw.data", sidecar.basename));
+    let len = std::fs::metadata(&data).expect("stat").len();
+    OpenOptions::new().write(true).open(&data).expect("open").set_len(len / 2).expect("truncate");
+    let index = VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", graph_options(8))
+        .expect("open");
+    let got: Vec<_> = queries.iter().map(|q| search(&index, q, 5)).collect();
+    assert_eq!(got, expected);
+    let state = index.state.read();
+    assert_eq!(state.bad_dumps.as_slice(), std::slice::from_ref(&sidecar.basename));
+    let graph = state.graph.as_ref().expect("rebuilt graph");
+    assert_eq!(graph.loaded_from(), None);
+    assert!(graph.ready().is_some());
+}
+
+#[test]
+fn graph_follows_other_processes_and_compaction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let options = VectorOptions { compact_min_dead: 5, ..graph_options(8) };
+    let writer = VectorIndex::open_with(dir.path(), 384, "m", options.clone()).expect("open");
+    let reader = VectorIndex::open_with(dir.path(), 384, "m", options).expect("open");
+    let items: Vec<_> = queries
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (meta(&format!("c/{i:02}"), &[]), v.clone()))
+        .collect();
+    writer.upsert(&items[..20]).expect("upsert");
+    reader.refresh().expect("refresh");
+    let _ = search(&reader, &queries[0], 3);
+    assert_eq!(reader.wait_for_graph(), Some(20));
+
+    writer.upsert(&items[20..]).expect("upsert");
+    reader.refresh().expect("refresh");
+    assert_eq!(reader.wait_for_graph(), Some(30), "new rows reach the reader's graph");
+    assert_eq!(keys(&search(&reader, &queries[25], 1)), ["c/25"]);
+
+    // Enough replacements to compact: the reader reloads and its graph is rebuilt.
+    writer.upsert(&items[..13]).expect("replace");
+    assert_eq!(writer.state.read().row_count(), 30, "compacted");
+    reader.refresh().expect("refresh");
+    assert_eq!(reader.state.read().row_count(), 30);
+    assert_eq!(reader.wait_for_graph(), Some(30));
+    for (i, q) in queries.iter().enumerate() {
+        assert_eq!(keys(&search(&reader, q, 1)), [format!("c/{i:02}")]);
+    }
+}
+
+#[test]
+fn distance_never_panics_or_goes_negative() {
+    use hnsw_rs::prelude::Distance;
+    let v: Vec<f32> = reference().remove(0).1;
+    let d = graph::DotClamped;
+    assert_eq!(d.eval(&v, &v), 0.0);
+    let scaled: Vec<f32> = v.iter().map(|x| x * 1.01).collect();
+    assert_eq!(d.eval(&v, &scaled), 0.0);
+    let negated: Vec<f32> = v.iter().map(|x| -x).collect();
+    assert!((d.eval(&v, &negated) - 2.0).abs() < 1e-5);
+    let nan = vec![f32::NAN; v.len()];
+    assert_eq!(d.eval(&v, &nan), 0.0);
+}
+
+#[test]
+fn top_k_keeps_the_best() {
+    let mut top = scan::TopK::new(3);
+    for (row, score) in [(0, 0.1), (1, 0.9), (2, 0.5), (3, 0.95), (4, -1.0), (5, 0.5)] {
+        top.push(row, score);
+    }
+    assert_eq!(top.into_sorted(), [(3, 0.95), (1, 0.9), (2, 0.5)]);
+    let a: Vec<f32> = (0..19).map(|i| i as f32).collect();
+    assert_eq!(scan::dot(&a, &a), (0..19).map(|i| (i * i) as f32).sum::<f32>());
+}
+
+#[test]
+fn hash_detects_changes() {
+    let a = b"some bytes to hash, longer than one block of thirty-two bytes";
+    let mut b = *a;
+    b[40] ^= 1;
+    assert_ne!(log::hash64(a, 0), log::hash64(&b, 0));
+    assert_ne!(log::hash64(a, 0), log::hash64(a, 1));
+    assert_eq!(log::hash64(a, 7), log::hash64(a, 7));
+}

@@ -1,0 +1,200 @@
+//! The search engine: full-text and vector candidates, fused, filtered, boosted, explained.
+
+use std::collections::HashMap;
+
+use super::fusion::{recency_factor, rrf, temporal_decay};
+use super::query_cache::QueryCache;
+use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
+use crate::index::{DocFilter, Indexes};
+use crate::store::MemoryStore;
+use crate::{Collection, Error, MemoryId, Result, Timestamp};
+
+/// Reciprocal-rank-fusion constant (Cormack et al.).
+const RRF_K: f64 = 60.0;
+/// Candidates fetched from each index per hit asked for, so fusion and filters have room.
+const OVERFETCH: usize = 4;
+/// Candidates fetched at least.
+const MIN_CANDIDATES: usize = 40;
+/// Extra over-fetch when `key=value` filters are checked after retrieval.
+const FILTERED_OVERFETCH: usize = 5;
+
+/// What a search needs from the handle.
+pub(crate) struct SearchContext<'a> {
+    /// The store, to load hits.
+    pub(crate) store: &'a dyn MemoryStore,
+    /// The indexes to query.
+    pub(crate) indexes: &'a Indexes,
+    /// Cached query embeddings.
+    pub(crate) cache: &'a QueryCache,
+    /// The current time, for the recency boost.
+    pub(crate) now: Timestamp,
+}
+
+/// Runs `query`.
+pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchResults> {
+    query.validate()?;
+    ctx.indexes.refresh(ctx.store)?;
+    let filter = doc_filter(query)?;
+    let mut warnings: Vec<String> = query
+        .filters
+        .iter()
+        .filter(|f| !f.is_builtin_key())
+        .map(|f| {
+            format!(
+                "filter key `{}` is not a built-in field: it matches extra frontmatter keys only",
+                f.key()
+            )
+        })
+        .collect();
+    let mut fetch = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
+    if !query.filters.is_empty() {
+        fetch *= FILTERED_OVERFETCH;
+    }
+
+    let mut mode = query.mode;
+    let mut vector_hits = Vec::new();
+    if mode != SearchMode::Text {
+        match ctx.indexes.semantic(ctx.store) {
+            Ok(semantic) => {
+                let model = semantic.embedder.model_id();
+                let vector = ctx.cache.get_or_embed(model, &query.text, || {
+                    let mut vectors = semantic.embedder.embed(&[query.text.as_str()])?;
+                    vectors.pop().ok_or_else(|| {
+                        Error::embedding(
+                            "the embedder returned no vector",
+                            None,
+                            "report this as a bug",
+                        )
+                    })
+                })?;
+                vector_hits = semantic.vectors.search(&vector, fetch, &filter, None)?;
+                if let Some(min) = query.min_similarity {
+                    vector_hits.retain(|(_, similarity)| *similarity >= min);
+                }
+            }
+            Err(why) => {
+                warnings.push(format!(
+                    "semantic search is unavailable, so these are full-text results: {why}"
+                ));
+                mode = SearchMode::Text;
+            }
+        }
+    }
+    let text_hits = match mode {
+        SearchMode::Semantic => Vec::new(),
+        SearchMode::Text | SearchMode::Hybrid => {
+            ctx.indexes.search_text(&query.text, &filter, fetch)?
+        }
+    };
+
+    let mut candidates = fuse(mode, &text_hits, &vector_hits);
+    candidates.sort_by(|a, b| b.1.base.total_cmp(&a.1.base).then_with(|| a.0.cmp(&b.0)));
+
+    let mut hits = Vec::new();
+    for (key, mut parts) in candidates {
+        let Some((collection, id)) = parse_key(&key) else { continue };
+        let memory = match ctx.store.get(Some(&collection), &id) {
+            Ok(memory) => memory,
+            // Gone or damaged since it was indexed: skip it (repair drops the entry).
+            Err(Error::NotFound { .. } | Error::Corrupted { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        if !query.filters.iter().all(|f| f.matches(&memory)) {
+            continue;
+        }
+        let decay = temporal_decay(memory.updated_at, ctx.now, query.recency.half_life_days);
+        parts.recency = recency_factor(decay, query.recency.weight);
+        hits.push(Hit { memory: memory.summary_view(), score: parts.base * parts.recency, parts });
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    hits.truncate(query.limit);
+    Ok(SearchResults { hits, mode, warnings })
+}
+
+/// Combines the ranked lists into one score per key, as `mode` prescribes.
+fn fuse(
+    mode: SearchMode,
+    text: &[(String, f32)],
+    vector: &[(String, f32)],
+) -> Vec<(String, ScoreParts)> {
+    let mut parts: HashMap<&str, ScoreParts> = HashMap::new();
+    for (rank, (key, score)) in text.iter().enumerate() {
+        let entry = parts.entry(key).or_default();
+        entry.text_rank = Some(rank + 1);
+        entry.text_score = Some(*score);
+    }
+    for (rank, (key, similarity)) in vector.iter().enumerate() {
+        let entry = parts.entry(key).or_default();
+        entry.vector_rank = Some(rank + 1);
+        entry.vector_similarity = Some(*similarity);
+    }
+    parts
+        .into_iter()
+        .map(|(key, mut p)| {
+            p.base = match mode {
+                SearchMode::Hybrid => {
+                    p.text_rank.map_or(0.0, |r| rrf(r, RRF_K, 1.0))
+                        + p.vector_rank.map_or(0.0, |r| rrf(r, RRF_K, 1.0))
+                }
+                SearchMode::Text => f64::from(p.text_score.unwrap_or(0.0)),
+                SearchMode::Semantic => f64::from(p.vector_similarity.unwrap_or(0.0)),
+            };
+            p.recency = 1.0;
+            (key.to_owned(), p)
+        })
+        .collect()
+}
+
+fn parse_key(key: &str) -> Option<(Collection, MemoryId)> {
+    let (collection, id) = key.split_once('/')?;
+    Some((Collection::new(collection).ok()?, MemoryId::new(id).ok()?))
+}
+
+/// The filters of `query` that the indexes apply themselves.
+fn doc_filter(query: &Query) -> Result<DocFilter> {
+    let collections = query
+        .collections
+        .iter()
+        .map(|c| Collection::new(c.as_str()).map(|c| c.to_string()))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DocFilter {
+        collections,
+        tags_any: query.tags_any.clone(),
+        tags_all: query.tags_all.clone(),
+        kinds: query.kinds.clone(),
+        statuses: query.statuses.clone(),
+        created_from: query.created_from,
+        created_to: query.created_to,
+        updated_from: query.updated_from,
+        updated_to: query.updated_to,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits(keys: &[&str]) -> Vec<(String, f32)> {
+        keys.iter().enumerate().map(|(i, k)| ((*k).to_owned(), 1.0 - i as f32 * 0.1)).collect()
+    }
+
+    #[test]
+    fn hybrid_rewards_agreement_and_explains_itself() {
+        let fused = fuse(SearchMode::Hybrid, &hits(&["m/a", "m/b", "m/c"]), &hits(&["m/b", "m/d"]));
+        let mut fused: Vec<_> = fused.into_iter().collect();
+        fused.sort_by(|a, b| b.1.base.total_cmp(&a.1.base));
+        assert_eq!(fused[0].0, "m/b");
+        let parts = fused[0].1;
+        assert_eq!((parts.text_rank, parts.vector_rank), (Some(2), Some(1)));
+        assert!((parts.base - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
+        assert_eq!(fused.len(), 4);
+    }
+
+    #[test]
+    fn single_modes_keep_raw_scores() {
+        let text = fuse(SearchMode::Text, &hits(&["m/a"]), &[]);
+        assert_eq!(text[0].1.base, 1.0);
+        let semantic = fuse(SearchMode::Semantic, &[], &[("m/x".into(), 0.5)]);
+        assert_eq!(semantic[0].1.base, 0.5);
+    }
+}

@@ -1,0 +1,10 @@
+//! Search: [`Query`] in, [`SearchResults`] out. Modes semantic, text and hybrid (reciprocal
+//! rank fusion, k = 60), filters pushed into the indexes, `key=value` filters checked on the
+//! stored memory, an optional recency boost, and score parts on every hit.
+
+pub(crate) mod engine;
+mod fusion;
+mod query;
+pub(crate) mod query_cache;
+
+pub use query::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};

@@ -1,0 +1,309 @@
+//! [`Query`], what a search asks, and [`SearchResults`], what it answers.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::{Error, Filter, MemorySummary, Result, Status, Timestamp};
+
+/// The most hits one search returns.
+pub const MAX_LIMIT: usize = 1_000;
+
+/// How a search ranks memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// BM25 full-text and vector similarity, fused by reciprocal rank (the default).
+    #[default]
+    Hybrid,
+    /// Vector similarity of embeddings only.
+    Semantic,
+    /// BM25 full-text only.
+    Text,
+}
+
+impl SearchMode {
+    /// The lower-case name: `hybrid`, `semantic` or `text`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Hybrid => "hybrid",
+            Self::Semantic => "semantic",
+            Self::Text => "text",
+        }
+    }
+}
+
+impl fmt::Display for SearchMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl FromStr for SearchMode {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "hybrid" => Ok(Self::Hybrid),
+            "semantic" => Ok(Self::Semantic),
+            "text" => Ok(Self::Text),
+            _ => Err(Error::validation(
+                format!("unknown search mode {s:?}"),
+                "use one of: hybrid, semantic, text",
+            )),
+        }
+    }
+}
+
+/// The recency boost: scores are multiplied by `(1 - weight) + weight * 0.5^(age / half_life)`
+/// where age is the time since the memory was last updated (seeds 001 and 002).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Recency {
+    /// Days after which the freshness factor halves.
+    pub half_life_days: f64,
+    /// How much freshness counts, 0.0 (not at all) to 1.0 (fully).
+    pub weight: f64,
+}
+
+impl Default for Recency {
+    fn default() -> Self {
+        Self { half_life_days: 30.0, weight: 0.0 }
+    }
+}
+
+/// A search: the text, how to rank, and which memories qualify.
+///
+/// ```
+/// use memcore::{Query, SearchMode, Status};
+///
+/// let query = Query::new("how do we speed up GPU kernels?")
+///     .mode(SearchMode::Hybrid)
+///     .limit(5)
+///     .collection("knowledge")
+///     .tags_any(["gpu", "cuda"])
+///     .recency(30.0, 0.2);
+/// assert_eq!(query.limit, 5);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+#[non_exhaustive]
+pub struct Query {
+    /// What to look for, in natural language or keywords.
+    pub text: String,
+    /// How to rank.
+    pub mode: SearchMode,
+    /// At most this many hits (1 to 1,000; default 10).
+    pub limit: usize,
+    /// Only these collections (all when empty).
+    pub collections: Vec<String>,
+    /// At least one of these tags.
+    pub tags_any: Vec<String>,
+    /// All of these tags.
+    pub tags_all: Vec<String>,
+    /// Only these types.
+    pub kinds: Vec<String>,
+    /// Only these statuses; default active and resolved (archived and tombstoned memories are
+    /// hidden unless asked for).
+    pub statuses: Vec<Status>,
+    /// Created at or after.
+    pub created_from: Option<Timestamp>,
+    /// Created before.
+    pub created_to: Option<Timestamp>,
+    /// Updated at or after.
+    pub updated_from: Option<Timestamp>,
+    /// Updated before.
+    pub updated_to: Option<Timestamp>,
+    /// `key=value` filters on any field or extra metadata; all must match.
+    pub filters: Vec<Filter>,
+    /// Drop vector matches below this cosine similarity (semantic and hybrid modes).
+    pub min_similarity: Option<f32>,
+    /// The recency boost.
+    pub recency: Recency,
+}
+
+impl Query {
+    /// A hybrid search for `text` with the defaults.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            mode: SearchMode::default(),
+            limit: 10,
+            collections: Vec::new(),
+            tags_any: Vec::new(),
+            tags_all: Vec::new(),
+            kinds: Vec::new(),
+            statuses: vec![Status::Active, Status::Resolved],
+            created_from: None,
+            created_to: None,
+            updated_from: None,
+            updated_to: None,
+            filters: Vec::new(),
+            min_similarity: None,
+            recency: Recency::default(),
+        }
+    }
+
+    /// Sets the ranking mode.
+    pub fn mode(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the number of hits.
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Adds a collection to search in.
+    pub fn collection(mut self, collection: impl Into<String>) -> Self {
+        self.collections.push(collection.into());
+        self
+    }
+
+    /// Requires at least one of these tags.
+    pub fn tags_any<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Self {
+        self.tags_any = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Requires all of these tags.
+    pub fn tags_all<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Self {
+        self.tags_all = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Adds a type to search in.
+    pub fn kind(mut self, kind: impl Into<String>) -> Self {
+        self.kinds.push(kind.into());
+        self
+    }
+
+    /// Sets the statuses to search in (replacing the default active + resolved).
+    pub fn statuses<I: IntoIterator<Item = Status>>(mut self, statuses: I) -> Self {
+        self.statuses = statuses.into_iter().collect();
+        self
+    }
+
+    /// Only memories created in `[from, to)`.
+    pub fn created_between(mut self, from: Option<Timestamp>, to: Option<Timestamp>) -> Self {
+        self.created_from = from;
+        self.created_to = to;
+        self
+    }
+
+    /// Only memories updated in `[from, to)`.
+    pub fn updated_between(mut self, from: Option<Timestamp>, to: Option<Timestamp>) -> Self {
+        self.updated_from = from;
+        self.updated_to = to;
+        self
+    }
+
+    /// Adds a `key=value[,value...]` filter.
+    pub fn filter(mut self, expr: &str) -> Result<Self> {
+        self.filters.push(expr.parse()?);
+        Ok(self)
+    }
+
+    /// Drops vector matches below this cosine similarity.
+    pub fn min_similarity(mut self, min: f32) -> Self {
+        self.min_similarity = Some(min);
+        self
+    }
+
+    /// Boosts recent memories: half-life in days and weight 0.0 to 1.0.
+    pub fn recency(mut self, half_life_days: f64, weight: f64) -> Self {
+        self.recency = Recency { half_life_days, weight };
+        self
+    }
+
+    /// Checks the query before any work: non-blank text, limit, weights, date ranges.
+    pub fn validate(&self) -> Result<()> {
+        if self.text.trim().is_empty() {
+            return Err(Error::validation(
+                "the search text is empty",
+                "give some words to search for; to enumerate memories use list",
+            ));
+        }
+        if self.limit == 0 || self.limit > MAX_LIMIT {
+            return Err(Error::validation(
+                format!("limit {} is outside 1..={MAX_LIMIT}", self.limit),
+                format!("ask for between 1 and {MAX_LIMIT} hits; page with list for more"),
+            ));
+        }
+        let Recency { half_life_days, weight } = self.recency;
+        let valid_half_life = half_life_days.is_finite() && half_life_days > 0.0;
+        if !valid_half_life || !(0.0..=1.0).contains(&weight) {
+            return Err(Error::validation(
+                format!("invalid recency boost: half-life {half_life_days} days, weight {weight}"),
+                "give a positive half-life in days and a weight from 0.0 to 1.0",
+            ));
+        }
+        if let Some(min) = self.min_similarity
+            && !(-1.0..=1.0).contains(&min)
+        {
+            return Err(Error::validation(
+                format!("min_similarity {min} is outside -1.0..=1.0"),
+                "cosine similarity lies between -1 and 1; 0.3 is a typical threshold",
+            ));
+        }
+        for (from, to, what) in [
+            (self.created_from, self.created_to, "created"),
+            (self.updated_from, self.updated_to, "updated"),
+        ] {
+            if let (Some(from), Some(to)) = (from, to)
+                && from >= to
+            {
+                return Err(Error::validation(
+                    format!("empty {what} range: {from} is not before {to}"),
+                    "give the earlier time first",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a hit ranks where it does.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[non_exhaustive]
+pub struct ScoreParts {
+    /// 1-based rank in the full-text results, if it was there.
+    pub text_rank: Option<usize>,
+    /// BM25 score, if it was in the full-text results.
+    pub text_score: Option<f32>,
+    /// 1-based rank in the vector results, if it was there.
+    pub vector_rank: Option<usize>,
+    /// Cosine similarity to the query, if it was in the vector results.
+    pub vector_similarity: Option<f32>,
+    /// The score before the recency boost (RRF for hybrid, BM25 for text, similarity for
+    /// semantic).
+    pub base: f64,
+    /// The recency factor multiplied in (1.0 without boost).
+    pub recency: f64,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Hit {
+    /// The memory found.
+    pub memory: MemorySummary,
+    /// The final score: `parts.base * parts.recency`.
+    pub score: f64,
+    /// How the score came about.
+    pub parts: ScoreParts,
+}
+
+/// What a search returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct SearchResults {
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
+    /// The mode actually used (semantic and hybrid fall back to text without the model).
+    pub mode: SearchMode,
+    /// Things the caller should know, e.g. that the embedding model is missing.
+    pub warnings: Vec<String>,
+}

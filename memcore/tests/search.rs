@@ -1,0 +1,293 @@
+//! Search through the public API with the real embedding model: modes, filters, recency,
+//! read-after-write, graceful degradation, and the index lifecycle (journal replay, verify,
+//! repair, reindex).
+//!
+//! Needs the model files (`scripts/fetch-models`; `scripts/test-all` runs it first).
+
+use std::fs;
+use std::path::Path;
+
+use memcore::{
+    Category, Config, EmbeddingConfig, Memcore, MemoryUpdate, NewMemory, Query, SearchMode, Status,
+};
+
+const NOTES: [(&str, &str, &str, &[&str]); 6] = [
+    (
+        "gpu",
+        "knowledge",
+        "GPU kernels run faster when small launches are batched together.",
+        &["gpu", "performance"],
+    ),
+    (
+        "cooking",
+        "personal",
+        "My grandmother's lasagna recipe needs fresh basil and ricotta.",
+        &["food"],
+    ),
+    ("ci", "knowledge", "The continuous integration pipeline times out on cold runners.", &["ci"]),
+    ("hiking", "personal", "We walked the mountain trail at dawn and saw an eagle.", &["outdoors"]),
+    (
+        "db",
+        "decisions",
+        "We chose tantivy for full-text search instead of running Elasticsearch.",
+        &["search"],
+    ),
+    ("cat", "personal", "The cat knocks glasses off the kitchen table every morning.", &["pets"]),
+];
+
+fn store(dir: &Path) -> Memcore {
+    let memcore = Memcore::open(dir).expect("store opens");
+    let notes = NOTES
+        .iter()
+        .map(|(id, collection, text, tags)| {
+            NewMemory::new(*text).id(*id).collection(*collection).tags(tags.iter().copied())
+        })
+        .collect();
+    memcore.put_many(notes).expect("put_many");
+    memcore
+}
+
+fn ids(memcore: &Memcore, query: &Query) -> Vec<String> {
+    let results = memcore.search(query).expect("search");
+    assert!(results.warnings.is_empty(), "unexpected warnings: {:?}", results.warnings);
+    results.hits.iter().map(|h| h.memory.id.to_string()).collect()
+}
+
+#[test]
+fn semantic_finds_meaning_without_shared_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let query =
+        Query::new("pet animal breaking things at home").mode(SearchMode::Semantic).limit(3);
+    assert_eq!(ids(&memcore, &query)[0], "cat");
+    let query = Query::new("graphics card speed tricks").mode(SearchMode::Semantic).limit(3);
+    assert_eq!(ids(&memcore, &query)[0], "gpu");
+}
+
+#[test]
+fn text_and_hybrid_rank_and_explain() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let text = memcore.search(&Query::new("tantivy elasticsearch").mode(SearchMode::Text)).unwrap();
+    assert_eq!(text.mode, SearchMode::Text);
+    assert_eq!(text.hits[0].memory.id.as_str(), "db");
+    assert_eq!(text.hits[0].parts.text_rank, Some(1));
+    assert!(text.hits[0].parts.vector_rank.is_none());
+
+    let hybrid = memcore.search(&Query::new("which search engine did we pick?")).unwrap();
+    assert_eq!(hybrid.mode, SearchMode::Hybrid);
+    let top = &hybrid.hits[0];
+    assert_eq!(top.memory.id.as_str(), "db");
+    assert!(top.parts.vector_similarity.is_some());
+    assert!((top.score - top.parts.base * top.parts.recency).abs() < 1e-12);
+    assert!(hybrid.hits.windows(2).all(|w| w[0].score >= w[1].score));
+}
+
+#[test]
+fn filters_narrow_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let base = || Query::new("things that happened").mode(SearchMode::Hybrid).limit(10);
+    let personal = ids(&memcore, &base().collection("personal"));
+    assert!(
+        !personal.is_empty()
+            && personal.iter().all(|id| ["cooking", "hiking", "cat"].contains(&id.as_str()))
+    );
+    assert_eq!(ids(&memcore, &base().tags_any(["pets", "food"])).len(), 2);
+    assert_eq!(ids(&memcore, &base().tags_all(["gpu", "performance"])), ["gpu"]);
+    assert_eq!(ids(&memcore, &base().filter("tags=ci").unwrap()), ["ci"]);
+
+    memcore.update("hiking", MemoryUpdate::new().status(Status::Archived)).unwrap();
+    let query = Query::new("mountain trail eagle").mode(SearchMode::Text);
+    assert!(
+        !ids(&memcore, &query).contains(&"hiking".to_owned()),
+        "archived memories are hidden by default"
+    );
+    assert_eq!(ids(&memcore, &query.statuses([Status::Archived])), ["hiking"]);
+}
+
+#[test]
+fn writes_are_searchable_at_once_and_deletes_vanish() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let quokka = NewMemory::new("Quokkas are small marsupials from Rottnest Island.").id("quokka");
+    memcore.put(quokka.title("Animal facts")).unwrap();
+    for mode in [SearchMode::Text, SearchMode::Semantic, SearchMode::Hybrid] {
+        assert_eq!(
+            ids(&memcore, &Query::new("quokka marsupial").mode(mode).limit(1)),
+            ["quokka"],
+            "{mode}"
+        );
+    }
+    memcore
+        .update("quokka", MemoryUpdate::new().content("Wombats dig burrows in Tasmania."))
+        .unwrap();
+    assert_eq!(
+        ids(&memcore, &Query::new("wombat burrows").mode(SearchMode::Text).limit(1)),
+        ["quokka"]
+    );
+    assert_eq!(ids(&memcore, &Query::new("rottnest").mode(SearchMode::Text)), Vec::<String>::new());
+    memcore.delete("quokka").unwrap();
+    for mode in [SearchMode::Text, SearchMode::Semantic] {
+        assert!(
+            !ids(&memcore, &Query::new("wombat burrows").mode(mode)).contains(&"quokka".to_owned())
+        );
+    }
+    memcore.restore("quokka").unwrap();
+    assert_eq!(
+        ids(&memcore, &Query::new("wombat burrows").mode(SearchMode::Text).limit(1)),
+        ["quokka"]
+    );
+}
+
+#[test]
+fn recency_boost_prefers_fresh_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    let old = memcore::parse_timestamp("2020-01-01").unwrap();
+    memcore
+        .put(NewMemory::new("deploy checklist for the release").id("old").created_at(old))
+        .unwrap();
+    memcore.put(NewMemory::new("deploy checklist for the release v2").id("new")).unwrap();
+    let query = Query::new("deploy checklist release").mode(SearchMode::Text).recency(30.0, 1.0);
+    let results = memcore.search(&query).unwrap();
+    assert_eq!(results.hits[0].memory.id.as_str(), "new");
+    let old_hit = results.hits.iter().find(|h| h.memory.id.as_str() == "old").unwrap();
+    assert!(old_hit.parts.recency < 0.01, "{:?}", old_hit.parts);
+}
+
+#[test]
+fn without_the_model_search_falls_back_to_text_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        embedding: EmbeddingConfig {
+            enabled: true,
+            model_dir: Some(dir.path().join("no-model-here")),
+        },
+        ..Config::default()
+    };
+    let memcore = Memcore::builder().path(dir.path().join("store")).config(config).open().unwrap();
+    memcore.put(NewMemory::new("The cat sleeps on the warm laptop.").id("cat")).unwrap();
+    for mode in [SearchMode::Semantic, SearchMode::Hybrid] {
+        let results = memcore.search(&Query::new("cat laptop").mode(mode)).unwrap();
+        assert_eq!(results.mode, SearchMode::Text);
+        assert_eq!(results.hits[0].memory.id.as_str(), "cat");
+        assert!(results.warnings[0].contains("fetch-models"), "{:?}", results.warnings);
+    }
+    let report = memcore.verify().unwrap();
+    assert!(report.vectors.is_none() && report.vectors_unavailable.is_some());
+}
+
+#[test]
+fn bad_queries_are_validation_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let t = memcore::now();
+    let bad = [
+        Query::new("   "),
+        Query::new("x").limit(0),
+        Query::new("x").limit(1_000_000),
+        Query::new("x").recency(0.0, 0.5),
+        Query::new("x").recency(30.0, 2.0),
+        Query::new("x").min_similarity(3.0),
+        Query::new("x").created_between(Some(t), Some(t)),
+        Query::new("x").collection("../etc"),
+    ];
+    for query in bad {
+        let err = memcore.search(&query).unwrap_err();
+        assert_eq!(err.category(), Category::Validation, "{query:?}: {err}");
+    }
+    let hostile = Query::new("\"unbalanced (AND OR title:: ~~ ^^ 🦀 \\").mode(SearchMode::Hybrid);
+    memcore.search(&hostile).expect("hostile text is searched, not parsed as syntax");
+    let unknown = memcore.search(&Query::new("cat").filter("colour=red").unwrap()).unwrap();
+    assert!(unknown.warnings.iter().any(|w| w.contains("colour")));
+}
+
+#[test]
+fn hand_edits_are_found_by_verify_and_fixed_by_repair() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    assert!(memcore.verify().unwrap().is_consistent());
+
+    let path = dir.path().join("personal/cat.md");
+    let text = fs::read_to_string(&path).unwrap().replace("The cat knocks", "The parrot knocks");
+    fs::write(&path, text).unwrap();
+    fs::remove_file(dir.path().join("knowledge/ci.md")).unwrap();
+    fs::write(dir.path().join("knowledge/dropped.md"), "A note about zeppelins.").unwrap();
+
+    let report = memcore.verify().unwrap();
+    assert!(!report.is_consistent());
+    assert_eq!(report.text.mismatched, ["personal/cat"]);
+    assert_eq!(report.text.orphaned, ["knowledge/ci"]);
+    assert_eq!(report.text.missing, ["knowledge/dropped"]);
+    assert_eq!(report.vectors.as_ref().unwrap().mismatched, ["personal/cat"]);
+
+    let repaired = memcore.repair().unwrap();
+    assert_eq!((repaired.reindexed, repaired.removed), (2, 1));
+    assert!(memcore.verify().unwrap().is_consistent());
+    assert_eq!(ids(&memcore, &Query::new("zeppelins").mode(SearchMode::Text)), ["dropped"]);
+    assert_eq!(ids(&memcore, &Query::new("parrot").mode(SearchMode::Text)), ["cat"]);
+}
+
+#[test]
+fn interrupted_writes_are_replayed_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(store(dir.path()));
+    // A writer that died after journaling and writing the store, before indexing.
+    let journal = dir.path().join(".memcore/index/journal");
+    fs::write(journal.join("knowledge@late"), "").unwrap();
+    fs::write(
+        dir.path().join("knowledge/late.md"),
+        "Written just before the crash: octopus facts.",
+    )
+    .unwrap();
+    fs::write(journal.join("personal@cat"), "").unwrap();
+    fs::remove_file(dir.path().join("personal/cat.md")).unwrap();
+
+    let memcore = Memcore::open(dir.path()).unwrap();
+    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal replayed and cleared");
+    assert_eq!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)), ["late"]);
+    assert!(ids(&memcore, &Query::new("cat glasses").mode(SearchMode::Text)).is_empty());
+    assert!(memcore.verify().unwrap().is_consistent());
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(store(dir.path()));
+    let text_dir = dir.path().join(".memcore/index/text");
+    fs::write(text_dir.join("meta.json"), "{ not json").unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    assert_eq!(
+        ids(&memcore, &Query::new("lasagna basil").mode(SearchMode::Text).limit(1)),
+        ["cooking"]
+    );
+
+    fs::remove_dir_all(dir.path().join(".memcore/index")).unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    assert_eq!(
+        ids(&memcore, &Query::new("lasagna basil").mode(SearchMode::Text).limit(1)),
+        ["cooking"]
+    );
+    let mut seen = Vec::new();
+    let count = memcore.reindex(&mut |p| seen.push((p.done, p.total))).unwrap();
+    assert_eq!(count, NOTES.len());
+    assert_eq!(seen.first(), Some(&(0, NOTES.len())));
+    assert_eq!(seen.last(), Some(&(NOTES.len(), NOTES.len())));
+    assert!(memcore.verify().unwrap().is_consistent());
+}
+
+#[test]
+fn two_handles_see_each_others_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = store(dir.path());
+    let second = Memcore::open(dir.path()).unwrap();
+    second.put(NewMemory::new("Axolotls regrow their limbs.").id("axolotl")).unwrap();
+    for mode in [SearchMode::Text, SearchMode::Semantic] {
+        assert_eq!(
+            ids(&first, &Query::new("axolotl limbs").mode(mode).limit(1)),
+            ["axolotl"],
+            "{mode}"
+        );
+    }
+}
