@@ -53,20 +53,23 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
 }
 
 /// A turn as a memory: who said it and when is part of the text, so both full-text and
-/// semantic search can use it.
-fn turn_memory(turn: &Turn) -> NewMemory {
-    let created_at = memcore::parse_timestamp(&turn.session_timestamp);
-    let mut memory =
-        NewMemory::new(format!("({}) {}: {}", turn.session_date_time, turn.speaker, turn.text))
-            .id(turn.dia_id.to_lowercase())
-            .title(format!("{} in session {}", turn.speaker, turn.session))
-            .collection("turns")
-            .meta("dia_id", turn.dia_id.clone())
-            .meta("speaker", turn.speaker.clone())
-            .meta("session", turn.session)
-            .meta("turn_index", turn.turn_index);
-    if let Some(at) = created_at {
+/// semantic search can use it; the speaker is the title, and the turn it answers is the
+/// context (short replies mean little on their own).
+fn turn_memory(turn: &Turn, previous: Option<&Turn>) -> NewMemory {
+    let text = format!("({}) {}: {}", turn.session_date_time, turn.speaker, turn.text);
+    let mut memory = NewMemory::new(text)
+        .id(turn.dia_id.to_lowercase())
+        .title(turn.speaker.clone())
+        .collection("turns")
+        .meta("dia_id", turn.dia_id.clone())
+        .meta("speaker", turn.speaker.clone())
+        .meta("session", turn.session)
+        .meta("turn_index", turn.turn_index);
+    if let Some(at) = memcore::parse_timestamp(&turn.session_timestamp) {
         memory = memory.created_at(at);
+    }
+    if let Some(previous) = previous.filter(|p| p.session == turn.session) {
+        memory = memory.context(format!("{}: {}", previous.speaker, previous.text));
     }
     memory
 }
@@ -97,7 +100,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (conv, mut conv_turns) in by_conv {
         conv_turns.sort_by_key(|t| t.turn_index);
         let memcore = Memcore::open(stores.path().join(conv))?;
-        memcore.put_many(conv_turns.iter().map(|t| turn_memory(t)).collect())?;
+        let memories = conv_turns
+            .iter()
+            .enumerate()
+            .map(|(i, turn)| turn_memory(turn, i.checked_sub(1).map(|p| conv_turns[p])))
+            .collect();
+        memcore.put_many(memories)?;
         handles.insert(conv.to_owned(), memcore);
     }
     eprintln!("ingested {} turns in {:.1} s", turns.len(), started.elapsed().as_secs_f64());

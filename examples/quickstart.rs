@@ -1,5 +1,5 @@
-//! memcore's main job in one program: an agent stores what it learned, refines it, and later
-//! pulls it back into a prompt.
+//! memcore's main job in one program: an agent stores what it learned, refines it, searches
+//! it (hybrid: BM25 + local embeddings), and pulls the best match back into a prompt.
 //!
 //! ```text
 //! cargo run --example quickstart [STORE_DIR]
@@ -8,7 +8,7 @@
 //! With no argument the store goes to a fresh temporary directory; give a directory to keep
 //! it (it is plain markdown: look inside).
 
-use memcore::{Format, ListOptions, Memcore, MemoryUpdate, NewMemory};
+use memcore::{Format, ListOptions, Memcore, MemoryUpdate, NewMemory, Query};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let temp;
@@ -80,8 +80,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // 4. Pull one back into a prompt.
-    let memory = memcore.get("gpu-acceleration-patterns")?;
+    // 4. Search by meaning and keywords: no word of the question needs to be in the memory.
+    let question = "how can I make my graphics code run faster?";
+    let results = memcore.search(&Query::new(question).limit(3))?;
+    println!("\nsearch ({}): {question}", results.mode);
+    for warning in &results.warnings {
+        println!("  warning: {warning}");
+    }
+    for hit in &results.hits {
+        let similarity = hit.parts.vector_similarity.map_or("-".into(), |s| format!("{s:.2}"));
+        let text_rank = hit.parts.text_rank.map_or("-".into(), |r| r.to_string());
+        println!(
+            "  {:.4}  {}/{}  (similarity {similarity}, text rank {text_rank})",
+            hit.score, hit.memory.collection, hit.memory.id
+        );
+    }
+
+    // 5. Pull the best match back into a prompt.
+    let best = results.hits.first().ok_or("no search results")?;
+    let memory = memcore.get(&format!("{}/{}", best.memory.collection, best.memory.id))?;
     println!("\n--- context block for the prompt ---\n{}", memory.render(Format::Context));
     println!("\n--- history ---");
     for version in memcore.versions("gpu-acceleration-patterns")? {

@@ -99,7 +99,7 @@ impl Default for Config {
             versioning: Versioning::default(),
             max_versions: 10,
             limits: Limits::default(),
-            lock_timeout_ms: 10_000,
+            lock_timeout_ms: 60_000,
             embedding: EmbeddingConfig::default(),
         }
     }

@@ -263,9 +263,9 @@ impl Memcore {
         stored.pop().ok_or_else(|| Error::index("put stored nothing", None, "report this as a bug"))
     }
 
-    /// Stores several memories, embedding and indexing them in batches (much faster than one
-    /// `put` each). Each memory is validated before anything is written; a memory that fails
-    /// to store stops the batch, with the ones before it stored.
+    /// Stores several memories, writing, embedding and indexing them in batches (much faster
+    /// than one `put` each). Every memory is validated, and with [`PutMode::CreateOnly`]
+    /// checked for conflicts, before anything is written.
     pub fn put_many(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
         self.put_many_with(memories, PutMode::Upsert)
     }
@@ -280,21 +280,16 @@ impl Memcore {
         let keys: Vec<String> = memories.iter().map(doc_key).collect();
         let _guard = self.indexes.lock()?;
         self.indexes.journal().begin(&keys)?;
-        let mut stored = Vec::with_capacity(memories.len());
-        let mut failure = None;
-        for memory in memories {
-            match self.store.put(memory, mode) {
-                Ok(memory) => stored.push(memory),
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
+        match self.store.put_many(memories, mode) {
+            Ok(stored) => {
+                self.finish_write(&keys, &stored, &[])?;
+                Ok(stored)
             }
-        }
-        self.finish_write(&keys, &stored, &[])?;
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(stored),
+            Err(e) => {
+                // Whatever part of the batch reached the store is indexed from the journal.
+                self.indexes.replay_locked(self.store.as_ref())?;
+                Err(e)
+            }
         }
     }
 
@@ -411,6 +406,9 @@ impl Memcore {
         let mut listing = Listing { memories: Vec::new(), skipped: Vec::new() };
         let mut to_skip = options.offset;
         let limit = options.limit.unwrap_or(usize::MAX);
+        if limit == 0 {
+            return Ok(listing);
+        }
         self.store.scan(collection.as_ref(), &mut |item| {
             match item {
                 Ok(memory) if options.filters.iter().all(|f| f.matches(&memory)) => {

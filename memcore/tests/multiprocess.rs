@@ -26,6 +26,8 @@ fn writer_child() {
 #[test]
 fn two_processes_write_one_store() {
     let dir = tempfile::tempdir().unwrap();
+    // The global store's settings: this test is about the store, so no model is loaded.
+    std::fs::write(dir.path().join("config.yaml"), "embedding:\n  enabled: false\n").unwrap();
     let memcore = Memcore::open(dir.path()).unwrap();
     memcore.put(NewMemory::new("every writer tags me").id("shared")).unwrap();
 

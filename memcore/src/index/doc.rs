@@ -49,6 +49,8 @@ pub(crate) struct IndexDoc {
     pub(crate) id: String,
     /// The title (boosted in text search).
     pub(crate) title: String,
+    /// Why the memory exists or what surrounds it (searched, with less weight).
+    pub(crate) context: Option<String>,
     /// The markdown content.
     pub(crate) content: String,
 }
@@ -69,13 +71,18 @@ impl IndexDoc {
             },
             id: memory.id.to_string(),
             title: memory.title.clone(),
+            context: memory.context.clone(),
             content: memory.content.clone(),
         }
     }
 
-    /// The text an embedder sees: title and content (seed 002 embeds summary + content).
+    /// The text an embedder sees: title, context and content (seed 002 embeds summary +
+    /// content; the context, e.g. the message a reply answers, often carries the meaning).
     pub(crate) fn embedding_text(&self) -> String {
-        format!("{}\n\n{}", self.title, self.content)
+        match &self.context {
+            Some(context) => format!("{}\n{context}\n\n{}", self.title, self.content),
+            None => format!("{}\n\n{}", self.title, self.content),
+        }
     }
 }
 

@@ -271,6 +271,11 @@ impl Indexes {
             return Ok(());
         }
         let _guard = self.lock.acquire()?;
+        self.replay_locked(store)
+    }
+
+    /// [`Indexes::replay`] for a caller that holds the lock.
+    pub(crate) fn replay_locked(&self, store: &dyn MemoryStore) -> Result<()> {
         let pending = self.journal.pending()?;
         self.sync_keys(store, &pending)?;
         self.journal.end(&pending)

@@ -48,8 +48,11 @@ const ENGLISH: &str = "memcore_en";
 /// How much a title match weighs against a content match.
 const TITLE_BOOST: f32 = 2.0;
 
+/// How much a match in the context counts relative to the content.
+const CONTEXT_BOOST: f32 = 0.5;
+
 /// How long [`TextIndex::apply`] waits for another process's writer before giving up.
-const LOCK_WAIT: Duration = Duration::from_secs(5);
+const LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The deepest parenthesis nesting passed to the query parser; deeper groups are flattened.
 /// The parser recurses once per level (and once per `NOT` in a run of them): a few hundred
@@ -83,6 +86,8 @@ struct Fields {
     title: Field,
     /// The content: English text.
     content: Field,
+    /// The context: English analyzer, half weight.
+    context: Field,
     /// The tags: raw, multi-valued (filters).
     tags: Field,
     /// The tags again, as English text (search).
@@ -115,6 +120,7 @@ fn schema() -> (Schema, Fields) {
         collection: builder.add_text_field("collection", STRING),
         title: builder.add_text_field("title", english.clone()),
         content: builder.add_text_field("content", english.clone()),
+        context: builder.add_text_field("context", english.clone()),
         tags: builder.add_text_field("tags", STRING),
         tags_text: builder.add_text_field("tags_text", english),
         kind: builder.add_text_field("type", STRING),
@@ -213,9 +219,10 @@ impl TextIndex {
             .map_err(|e| damaged(dir, e))?;
         let mut parser = QueryParser::for_index(
             &index,
-            vec![fields.title, fields.content, fields.tags_text, fields.id],
+            vec![fields.title, fields.content, fields.context, fields.tags_text, fields.id],
         );
         parser.set_field_boost(fields.title, TITLE_BOOST);
+        parser.set_field_boost(fields.context, CONTEXT_BOOST);
         Ok(Self { dir: dir.to_path_buf(), index, reader, fields, parser, writing: Mutex::new(()) })
     }
 
@@ -502,6 +509,9 @@ fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_text(f.collection, &meta.collection);
     out.add_text(f.title, &doc.title);
     out.add_text(f.content, &doc.content);
+    if let Some(context) = &doc.context {
+        out.add_text(f.context, context);
+    }
     for tag in &meta.tags {
         out.add_text(f.tags, tag);
         out.add_text(f.tags_text, tag);

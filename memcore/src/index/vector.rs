@@ -61,8 +61,8 @@ const MAX_DIMENSION: usize = 1 << 16;
 /// Samples taken to estimate how many rows a filter lets through.
 const SELECTIVITY_SAMPLES: usize = 256;
 
-/// Filters letting through fewer rows than this share use the exact scan, not the graph.
-const GRAPH_MIN_SELECTIVITY: f64 = 0.05;
+/// Cost of checking one row's metadata against a filter, in dot products (measured).
+const FILTER_COST: f64 = 0.2;
 
 /// Graph threads that may fail in one process before it stops starting them.
 const MAX_GRAPH_FAILURES: u32 = 3;
@@ -79,6 +79,9 @@ pub(crate) struct VectorOptions {
     pub(crate) ef_construction: usize,
     /// Links per node (hnsw_rs `max_nb_connection`, "M").
     pub(crate) max_connections: usize,
+    /// Cost of one graph distance evaluation relative to one row of the exact scan; a search
+    /// uses the graph only when it is expected to be cheaper (0 means always, for tests).
+    pub(crate) graph_visit_cost: f64,
     /// Share of removed or replaced rows in the log that triggers a compaction (which also
     /// rebuilds the graph, whose ids are row numbers).
     pub(crate) compact_ratio: f64,
@@ -98,6 +101,7 @@ impl Default for VectorOptions {
             ef_search: 64,
             ef_construction: 200,
             max_connections: 16,
+            graph_visit_cost: 4.0,
             compact_ratio: 0.3,
             compact_min_dead: 256,
             background: true,
@@ -832,12 +836,19 @@ impl VectorIndex {
         }
         let live = state.by_key.len().max(1);
         let pass = if unfiltered { 1.0 } else { selectivity(state, keep) };
-        if pass < GRAPH_MIN_SELECTIVITY {
-            return None;
-        }
         let alive = live as f64 / rows.max(1) as f64;
         let mut fetch = ((2 * k) as f64 / (pass * alive)).ceil() as usize;
         fetch = fetch.max(k).min(live.max(k));
+        // Cost model in row-dot-products: the graph evaluates about `ef * M` distances, each
+        // costing a few contiguous row products (pointer chasing, locks, the thread hop);
+        // the scan does one product per passing row and a metadata check per row.
+        let ef = self.options.ef_search.max(fetch);
+        let graph_cost = self.options.graph_visit_cost * (ef * self.options.max_connections) as f64;
+        let filter_cost = if unfiltered { 0.0 } else { FILTER_COST };
+        let exact_cost = rows as f64 * (pass + filter_cost);
+        if exact_cost < graph_cost {
+            return None;
+        }
         let dim = self.dimension;
         for _ in 0..3 {
             let ef = self.options.ef_search.max(fetch);

@@ -81,6 +81,22 @@ impl Limits {
         Ok(())
     }
 
+    /// Checks extra metadata keys: non-empty and not one of the fields memcore interprets
+    /// (`id`, `title`, `tags`, `version`, ...), which have their own setters.
+    pub fn check_metadata(metadata: &Metadata) -> Result<()> {
+        let reserved = crate::format::frontmatter::RESERVED_KEYS;
+        match metadata.keys().find(|key| reserved.contains(&key.trim())) {
+            Some(key) if key.trim().is_empty() => {
+                Err(Error::validation("a metadata key is empty", "give every metadata key a name"))
+            }
+            Some(key) => Err(Error::validation(
+                format!("metadata key `{key}` is a memory field, not extra metadata"),
+                format!("set `{key}` through its own setter (or option), not through metadata"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Checks an importance weight: a finite number in `0.0..=1.0`.
     pub fn check_importance(importance: f64) -> Result<()> {
         if !(0.0..=1.0).contains(&importance) {
@@ -351,6 +367,7 @@ impl NewMemory {
         if let Some(importance) = self.importance {
             Limits::check_importance(importance)?;
         }
+        Limits::check_metadata(&self.metadata)?;
         let collection = match self.collection {
             Some(name) => Collection::new(name)?,
             None => default_collection.clone(),
@@ -436,5 +453,7 @@ mod tests {
         assert!(build(NewMemory::new("x").summary("s".repeat(101))).is_err());
         assert!(build(NewMemory::new("x").importance(1.5)).is_err());
         assert!(build(NewMemory::new("x").importance(f64::NAN)).is_err());
+        assert!(build(NewMemory::new("x").meta("version", "abc")).is_err());
+        assert!(build(NewMemory::new("x").meta(" ", 1)).is_err());
     }
 }

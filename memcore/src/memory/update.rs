@@ -121,6 +121,7 @@ impl MemoryUpdate {
         if let Some(summary) = &self.summary {
             limits.check_summary(summary)?;
         }
+        Limits::check_metadata(&self.metadata)?;
         if let Some(importance) = self.importance {
             Limits::check_importance(importance)?;
             next.importance = Some(importance);
@@ -208,6 +209,7 @@ mod tests {
         let before = memory();
         let limits = Limits::default();
         assert!(MemoryUpdate::new().content(" ").apply(&before, &limits, now()).is_err());
+        assert!(MemoryUpdate::new().meta("tags", "x").apply(&before, &limits, now()).is_err());
         let resolved = MemoryUpdate::new().status(Status::Resolved).apply(&before, &limits, now());
         let resolved = resolved.unwrap();
         let back = MemoryUpdate::new().status(Status::Active).apply(&resolved, &limits, now());

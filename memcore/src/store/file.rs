@@ -12,6 +12,7 @@
 //! advisory lock, so several processes can share one store. Reads take no lock and are
 //! served from a `stat`-validated cache. Directories are created 0700, files 0600.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::cache::{Stamp, StoreCache};
-use super::fsutil::{create_private_dir_all, decode_utf8, move_durably, write_atomic};
+use super::fsutil::{self, create_private_dir_all, decode_utf8, move_durably, write_atomic};
 use super::lock::StoreLock;
 use super::{MemoryStore, PutMode, TrashEntry, Version, Visitor, history, trash};
 use crate::config::{Config, Versioning};
@@ -222,6 +223,57 @@ impl FileStore {
         Ok((memory, path))
     }
 
+    /// Readies `memory` for writing: a conflict under [`PutMode::CreateOnly`]; for a
+    /// replacement the old `created_at`, the next version and the old file kept in history;
+    /// a damaged old file moved to the trash. `batch` holds memories of the same batch not yet
+    /// written, which count as existing.
+    fn prepare(
+        &self,
+        mut memory: Memory,
+        mode: PutMode,
+        batch: &HashMap<PathBuf, Memory>,
+    ) -> Result<Memory> {
+        let path = self.memory_path(&memory.collection, &memory.id);
+        let pending = batch.get(&path);
+        if pending.is_none() && !path.exists() {
+            return Ok(memory);
+        }
+        if mode == PutMode::CreateOnly {
+            return Err(Error::conflict(
+                format!(
+                    "memory '{}' already exists in collection '{}'",
+                    memory.id, memory.collection
+                ),
+                "use update to change it, put without create_only to replace it, or choose another id",
+            ));
+        }
+        let old = match pending {
+            Some(pending) => Some(Arc::new(pending.clone())),
+            None => match self.read(&path, &memory.collection, &memory.id) {
+                Ok(old) => {
+                    if let Some(old) = &old {
+                        self.keep_history(old, &path)?;
+                    }
+                    old
+                }
+                // A file that no longer parses is moved to the trash, never overwritten.
+                Err(Error::Corrupted { .. }) => {
+                    let slot =
+                        trash::slot(&self.root, &memory.collection, &memory.id, memory.updated_at);
+                    move_durably(&path, &slot)?;
+                    None
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        if let Some(old) = old {
+            memory.created_at = old.created_at;
+            memory.version = old.version + 1;
+            memory.updated_at = memory.updated_at.max(old.updated_at);
+        }
+        Ok(memory)
+    }
+
     /// Keeps `old` in the built-in history before it is replaced.
     fn keep_history(&self, old: &Memory, path: &Path) -> Result<()> {
         let HistoryMode::Builtin { max_versions } = self.history else {
@@ -271,38 +323,36 @@ impl MemoryStore for FileStore {
         "file"
     }
 
-    fn put(&self, mut memory: Memory, mode: PutMode) -> Result<Memory> {
+    fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
         let _guard = self.lock.acquire()?;
-        let path = self.memory_path(&memory.collection, &memory.id);
-        if path.exists() {
-            if mode == PutMode::CreateOnly {
-                return Err(Error::conflict(
-                    format!(
-                        "memory '{}' already exists in collection '{}'",
-                        memory.id, memory.collection
-                    ),
-                    "use update to change it, put without create_only to replace it, or choose another id",
-                ));
-            }
-            match self.read(&path, &memory.collection, &memory.id) {
-                Ok(Some(old)) => {
-                    memory.created_at = old.created_at;
-                    memory.version = old.version + 1;
-                    memory.updated_at = memory.updated_at.max(old.updated_at);
-                    self.keep_history(&old, &path)?;
-                }
-                Ok(None) => {}
-                // A file that no longer parses is moved to the trash, never overwritten.
-                Err(Error::Corrupted { .. }) => {
-                    let slot =
-                        trash::slot(&self.root, &memory.collection, &memory.id, memory.updated_at);
-                    move_durably(&path, &slot)?;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        let memory = self.prepare(memory, mode, &HashMap::new())?;
         self.write(&memory)?;
         Ok(memory)
+    }
+
+    /// Writes the whole batch with two file-system syncs instead of two per memory: every
+    /// temp file is written, synced once, then renamed into place and synced again.
+    fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
+        let _guard = self.lock.acquire()?;
+        let mut batch: HashMap<PathBuf, Memory> = HashMap::new();
+        let mut prepared = Vec::with_capacity(memories.len());
+        for memory in memories {
+            let memory = self.prepare(memory, mode, &batch)?;
+            batch.insert(self.memory_path(&memory.collection, &memory.id), memory.clone());
+            prepared.push(memory);
+        }
+        let mut temps = Vec::with_capacity(batch.len());
+        for (path, memory) in &batch {
+            temps.push((path, fsutil::write_temp(path, to_markdown(memory).as_bytes())?));
+        }
+        fsutil::sync_file_system(&self.root)?;
+        for (path, temp) in temps {
+            temp.persist(path)
+                .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
+            self.cache.forget_file(path);
+        }
+        fsutil::sync_file_system(&self.root)?;
+        Ok(prepared)
     }
 
     fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {

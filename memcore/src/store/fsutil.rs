@@ -30,6 +30,16 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
 /// fsync, rename over `path`, fsync the directory. Readers see the old file or the new one,
 /// never a mix; a crash leaves at most a stray temp file.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let temp = write_temp(path, bytes)?;
+    let failed = |e| Error::io(format!("writing {}", path.display()), e);
+    File::open(&temp).and_then(|f| f.sync_all()).map_err(failed)?;
+    temp.persist(path).map_err(|e| failed(e.error))?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Writes `bytes` to a private temp file beside `path`, without syncing: the first half of a
+/// batched atomic write. Sync the file system, then [`tempfile::TempPath::persist`] it.
+pub(crate) fn write_temp(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let failed = |e| Error::io(format!("writing {}", path.display()), e);
     let mut builder = tempfile::Builder::new();
@@ -43,9 +53,15 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Err(e) => return Err(failed(e)),
     };
     temp.write_all(bytes).map_err(failed)?;
-    temp.as_file().sync_all().map_err(failed)?;
-    temp.persist(path).map_err(|e| failed(e.error))?;
-    sync_dir(dir)
+    Ok(temp.into_temp_path())
+}
+
+/// Flushes everything written to the file system holding `dir` (one `syncfs`): the
+/// durability point of a batch of writes.
+pub(crate) fn sync_file_system(dir: &Path) -> Result<()> {
+    let failed = |e| Error::io(format!("syncing the file system of {}", dir.display()), e);
+    let handle = File::open(dir).map_err(failed)?;
+    rustix::fs::syncfs(&handle).map_err(|e| failed(e.into()))
 }
 
 /// Moves `from` to `to` (same file system) durably, creating `to`'s directory.

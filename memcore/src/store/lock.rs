@@ -11,7 +11,7 @@ use parking_lot::{Mutex, MutexGuard};
 use crate::{Error, Result};
 
 /// How long to sleep between attempts while another process holds the lock, at most.
-const MAX_BACKOFF: Duration = Duration::from_millis(20);
+const MAX_BACKOFF: Duration = Duration::from_millis(2);
 
 /// The lock guarding writes to one store.
 #[derive(Debug)]

@@ -85,6 +85,13 @@ pub trait MemoryStore: Send + Sync + Debug {
     /// replacing it. Returns the memory as stored. Durable when it returns.
     fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory>;
 
+    /// Stores several memories as [`MemoryStore::put`] would, in order; backends may make the
+    /// batch cheaper (one durability point for all). A conflict found before writing writes
+    /// nothing; an I/O failure part-way leaves the memories before it stored.
+    fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
+        memories.into_iter().map(|memory| self.put(memory, mode)).collect()
+    }
+
     /// The memory `id`, in `collection` or, when `None`, in whichever collection holds it
     /// (an [`Error::Conflict`] if several do).
     fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>>;

@@ -227,6 +227,36 @@ pub fn concurrent_writers_lose_nothing(store: &dyn MemoryStore) {
     assert_eq!(counter.version, 41);
 }
 
+pub fn put_many_stores_a_batch(store: &dyn MemoryStore) {
+    let batch: Vec<Memory> = (0..20)
+        .map(|n| memory(NewMemory::new(format!("note {n}")).id(format!("b{n}")), 0))
+        .collect();
+    let stored = store.put_many(batch, PutMode::CreateOnly).unwrap();
+    assert_eq!(stored.len(), 20);
+    for memory in &stored {
+        assert_eq!(*store.get(Some(&memory.collection), &memory.id).unwrap(), *memory);
+    }
+    // A conflict anywhere in a create-only batch writes nothing of it.
+    let clash = vec![
+        memory(NewMemory::new("fresh").id("fresh-one"), 1),
+        memory(NewMemory::new("again").id("b3"), 1),
+    ];
+    assert_eq!(
+        store.put_many(clash, PutMode::CreateOnly).unwrap_err().category(),
+        Category::Conflict
+    );
+    let fresh_id = "fresh-one".parse().unwrap();
+    assert_eq!(store.get(None, &fresh_id).unwrap_err().category(), Category::NotFound);
+    // The same id twice in one upsert batch: the second replaces the first.
+    let twice = vec![
+        memory(NewMemory::new("first").id("twice"), 2),
+        memory(NewMemory::new("second").id("twice"), 3),
+    ];
+    let stored = store.put_many(twice, PutMode::Upsert).unwrap();
+    let got = store.get(Some(&stored[1].collection), &stored[1].id).unwrap();
+    assert_eq!((got.content.as_str(), got.version), ("second", 2));
+}
+
 pub fn history_lists_and_returns_old_versions(store: &dyn MemoryStore) {
     let stored =
         store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
@@ -268,6 +298,7 @@ macro_rules! conformance_suite {
             ambiguous_ids_need_a_collection,
             scan_visits_everything_in_order,
             concurrent_writers_lose_nothing,
+            put_many_stores_a_batch,
         );
 
         #[test]

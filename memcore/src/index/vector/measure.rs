@@ -116,6 +116,38 @@ fn crossover_recall_latency() {
     }
 }
 
+/// Times `exact` and `graph` on each query back to back (so load from other processes hits
+/// both alike); returns the graph's results, both p50s and the graph's recall against `truth`.
+fn paired(
+    exact: &VectorIndex,
+    graph: &VectorIndex,
+    queries: &[Vec<f32>],
+    filter: &DocFilter,
+    truth: &Results,
+) -> String {
+    let _ = run(graph, &queries[..queries.len().min(20)], filter);
+    let (mut te, mut tg) = (Vec::new(), Vec::new());
+    let mut got = Vec::new();
+    for q in queries {
+        let start = Instant::now();
+        let _ = exact.search(q, 10, filter, None).expect("search");
+        te.push(start.elapsed());
+        let start = Instant::now();
+        got.push(graph.search(q, 10, filter, None).expect("search"));
+        tg.push(start.elapsed());
+    }
+    let faster = te.iter().zip(&tg).filter(|(e, g)| g < e).count() as f64 / te.len() as f64;
+    let ((e50, _), (g50, g99)) = (percentiles(te), percentiles(tg));
+    format!(
+        "exact p50 {:.2} ms | hnsw p50 {:.2} p99 {:.2} ms, faster on {:.0}% | recall@10 {:.4}",
+        ms(e50),
+        ms(g50),
+        ms(g99),
+        faster * 100.0,
+        recall(&got, truth)
+    )
+}
+
 /// Everything for one index size.
 fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]) {
     let n = rows.len();
@@ -142,22 +174,44 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let open = start.elapsed();
     assert_eq!(reopened.len(), n);
     drop(reopened);
-
-    let sets: [(&str, &[Vec<f32>]); 2] = [("questions", questions), ("held-out", held_out)];
-    let unfiltered = DocFilter::default();
-    let truths: Vec<_> = sets.iter().map(|(_, q)| run(&exact, q, &unfiltered)).collect();
     println!(
-        "\n== n={n}: ingest {:.0} rows/s (batches of 1000, fsync each), open {:.0} ms",
+        "\n== n={n}: ingest {:.0} rows/s (batches of 1000, fsync each), open (log replay) {:.0} ms",
         n as f64 / ingest.as_secs_f64(),
         ms(open)
     );
-    for ((name, _), (_, (p50, p99))) in sets.iter().zip(&truths) {
-        println!("exact            {name:>9}: p50 {:.2} ms p99 {:.2} ms", ms(*p50), ms(*p99));
+
+    // The exact scan alone: one thread against the split scan.
+    {
+        let state = exact.state.read();
+        let keep = |row: usize| state.metas[row].is_some();
+        let (mut one, mut split) = (Vec::new(), Vec::new());
+        for q in held_out {
+            let start = Instant::now();
+            let a = scan::scan_one(&state.rows, DIM, q, 0..n, 10, &keep);
+            one.push(start.elapsed());
+            let start = Instant::now();
+            let b = scan::scan(&state.rows, DIM, q, 0..n, 10, &keep);
+            split.push(start.elapsed());
+            assert_eq!(a, b);
+        }
+        println!(
+            "exact scan kernel: one thread p50 {:.2} ms, split p50 {:.2} ms",
+            ms(percentiles(one).0),
+            ms(percentiles(split).0)
+        );
     }
 
-    // The graph, built synchronously on the first search.
-    let graph_options =
-        VectorOptions { hnsw_threshold: 1, background: false, ..VectorOptions::default() };
+    let sets: [(&str, &[Vec<f32>]); 2] = [("questions", questions), ("held-out", held_out)];
+    let unfiltered = DocFilter::default();
+    let truths: Vec<Results> = sets.iter().map(|(_, q)| run(&exact, q, &unfiltered).0).collect();
+
+    // The graph, built synchronously on the first search, used by every search.
+    let graph_options = VectorOptions {
+        hnsw_threshold: 1,
+        background: false,
+        graph_visit_cost: 0.0,
+        ..VectorOptions::default()
+    };
     let mut graph =
         VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options.clone()).expect("open");
     let start = Instant::now();
@@ -167,20 +221,17 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     graph.state.read().graph.as_ref().expect("graph").dump().expect("dump");
     let dump = start.elapsed();
     println!(
-        "hnsw build {:.1} s ({:.0} inserts/s), dump {:.0} ms",
+        "hnsw build {:.1} s ({:.0} inserts/s) + dump {:.0} ms (if not dumped during the build)",
         build.as_secs_f64(),
         n as f64 / build.as_secs_f64(),
         ms(dump)
     );
     for ef in [16, 32, 64, 128] {
         graph.options.ef_search = ef;
-        for ((name, queries), (truth, _)) in sets.iter().zip(&truths) {
-            let (got, (p50, p99)) = run(&graph, queries, &unfiltered);
+        for ((name, queries), truth) in sets.iter().zip(&truths) {
             println!(
-                "hnsw ef={ef:<3}      {name:>9}: p50 {:.2} ms p99 {:.2} ms recall@10 {:.4}",
-                ms(p50),
-                ms(p99),
-                recall(&got, truth)
+                "ef={ef:<3} {name:>9}: {}",
+                paired(&exact, &graph, queries, &unfiltered, truth)
             );
         }
     }
@@ -189,14 +240,14 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     // Reopen: the dump is loaded, not rebuilt.
     drop(graph);
     let start = Instant::now();
-    let graph = VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options).expect("open");
+    let mut graph = VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options).expect("open");
     let open = start.elapsed();
     let start = Instant::now();
     let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
     let load = start.elapsed();
     assert!(graph.state.read().graph.as_ref().and_then(GraphHandle::loaded_from).is_some());
     println!(
-        "reopen: log {:.0} ms + graph load (hash check included) {:.0} ms",
+        "reopen: log replay {:.0} ms, then graph load (hash check included) {:.0} ms",
         ms(open),
         ms(load)
     );
@@ -206,33 +257,76 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let refs: Vec<&str> = removed.iter().map(String::as_str).collect();
     graph.remove(&refs).expect("remove");
     exact.refresh().expect("refresh");
-    let held = &sets[1].1;
-    let (truth, _) = run(&exact, held, &unfiltered);
-    let (got, (p50, _)) = run(&graph, held, &unfiltered);
-    println!(
-        "10% removed      held-out: hnsw p50 {:.2} ms recall@10 {:.4}",
-        ms(p50),
-        recall(&got, &truth)
-    );
+    let held = sets[1].1;
+    let truth = run(&exact, held, &unfiltered).0;
+    println!("10% removed, held-out: {}", paired(&exact, &graph, held, &unfiltered, &truth));
 
-    // Filters: one collection of ten (graph with over-fetch), and a 1-in-30 tag... by key set.
+    // A filter passing one row in ten: forced through the graph, then as the cost model picks.
     let one_in_ten = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
-    let (truth, (e50, _)) = run(&exact, held, &one_in_ten);
-    let (got, (g50, _)) = run(&graph, held, &one_in_ten);
-    println!(
-        "filter 10%       held-out: exact p50 {:.2} ms, hnsw p50 {:.2} ms recall@10 {:.4}",
-        ms(e50),
-        ms(g50),
-        recall(&got, &truth)
-    );
+    let truth = run(&exact, held, &one_in_ten).0;
+    println!("filter 10% via graph:  {}", paired(&exact, &graph, held, &one_in_ten, &truth));
+    graph.options.graph_visit_cost = VectorOptions::default().graph_visit_cost;
+    println!("filter 10% cost model: {}", paired(&exact, &graph, held, &one_in_ten, &truth));
+    println!("unfiltered cost model: {}", paired(&exact, &graph, held, &unfiltered, &truths[1]));
     let allow: HashSet<String> =
         (0..n).step_by(30).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
     let start = Instant::now();
-    for q in held.iter() {
+    for q in held {
         let _ = graph.search(q, 10, &unfiltered, Some(&allow)).expect("search");
     }
     println!(
-        "allow-set 3%     held-out: {:.2} ms per query (exact over the allowed rows)",
+        "allow-set of 3%: {:.2} ms per query (exact over the allowed rows)",
         ms(start.elapsed()) / held.len() as f64
     );
+}
+
+#[test]
+#[ignore = "debugging probe"]
+fn probe_filtered_graph() {
+    let n: usize = std::env::var("PROBE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let corpus = load_rows(Path::new("/tmp/memcore-vectors.f32.partial"), n + HELD_OUT);
+    let (held, rows) = corpus.split_at(HELD_OUT);
+    let dir = Path::new("/tmp/memcore-probe").join(n.to_string());
+    let options = VectorOptions {
+        hnsw_threshold: 1,
+        background: false,
+        graph_visit_cost: 0.0,
+        ..VectorOptions::default()
+    };
+    let graph = VectorIndex::open_with(&dir, DIM, "minilm", options).expect("open");
+    if graph.is_empty() {
+        let items: Vec<_> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (meta(&format!("c{}/p{i:06}", i % 10), &[]), v.clone()))
+            .collect();
+        graph.upsert(&items).expect("upsert");
+    }
+    let start = Instant::now();
+    let _ = graph.search(&held[0], 10, &DocFilter::default(), None).expect("search");
+    println!("graph ready in {:.0} ms", ms(start.elapsed()));
+    let state = graph.state.read();
+    let handle = state.graph.as_ref().expect("graph");
+    for ef in [32, 64, 128, 256, 512] {
+        let mut times = Vec::new();
+        for q in held {
+            let start = Instant::now();
+            let found = handle.search(q, ef, ef).expect("found");
+            times.push(start.elapsed());
+            assert_eq!(found.hits.len(), ef);
+        }
+        let (p50, p99) = percentiles(times);
+        println!("raw hnsw k=ef={ef}: p50 {:.2} ms p99 {:.2} ms", ms(p50), ms(p99));
+    }
+    let filter = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
+    let keep = |row: usize| state.metas[row].as_ref().is_some_and(|m| filter.matches(m));
+    println!("selectivity {:.3}", selectivity(&state, &keep));
+    let mut times = Vec::new();
+    for q in held {
+        let start = Instant::now();
+        let _ = graph.graph_search(&state, q, 10, &keep, false).expect("graph");
+        times.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(times);
+    println!("filtered graph_search: p50 {:.2} ms p99 {:.2} ms", ms(p50), ms(p99));
 }

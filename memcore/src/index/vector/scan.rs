@@ -151,6 +151,19 @@ pub(super) fn scan(
     top.into_sorted()
 }
 
+/// [`scan`] on the calling thread only (for measurements).
+#[cfg(test)]
+pub(super) fn scan_one(
+    rows: &[f32],
+    dim: usize,
+    query: &[f32],
+    range: Range<usize>,
+    k: usize,
+    keep: &(dyn Fn(usize) -> bool + Sync),
+) -> Vec<(u32, f32)> {
+    scan_range(rows, dim, query, range, k, keep).into_sorted()
+}
+
 /// [`scan`] on the calling thread.
 fn scan_range(
     rows: &[f32],

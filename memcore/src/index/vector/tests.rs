@@ -63,9 +63,15 @@ fn exact_options() -> VectorOptions {
     VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() }
 }
 
-/// Options that force the graph from `threshold` live rows, synchronously.
+/// Options that force the graph from `threshold` live rows, synchronously, used by every
+/// search however small the index.
 fn graph_options(threshold: usize) -> VectorOptions {
-    VectorOptions { hnsw_threshold: threshold, background: false, ..VectorOptions::default() }
+    VectorOptions {
+        hnsw_threshold: threshold,
+        background: false,
+        graph_visit_cost: 0.0,
+        ..VectorOptions::default()
+    }
 }
 
 /// Opens an index of 8-d vectors.
