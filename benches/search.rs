@@ -1,0 +1,262 @@
+//! Search at 10k and 100k memories of realistic text (the shared bench corpus):
+//! ingest throughput, query latency (text, semantic, hybrid; with and without embedding the
+//! query), vector recall@10 against exact search, open time and memory per memory.
+//!
+//! ```text
+//! scripts/fetch-models
+//! MEMCORE_BENCH_SIZES=10000,100000 cargo bench --bench search
+//! ```
+//!
+//! Passage vectors come from the real model. Embedding 100k passages takes 10-20 minutes on
+//! two cores, so they are cached outside the repository: `$MEMCORE_BENCH_VECTORS` (raw
+//! little-endian f32 rows, corpus order), default `target/bench-cache/minilm-<n>.f32`. The
+//! ingest benchmark then replays those vectors through an [`Embedder`] that looks passages
+//! up (queries still go through the model), so "ingest without embeddings" measures store +
+//! indexes, and "ingest with embeddings" is measured separately on a sample.
+
+mod support;
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion};
+use memcore::{Embedder, Memcore, ModelFiles, NewMemory, OnnxEmbedder, Query, SearchMode};
+
+const DIM: usize = 384;
+
+/// The real model for queries, a table for the corpus passages.
+#[derive(Debug)]
+struct Precomputed {
+    model: Arc<OnnxEmbedder>,
+    table: HashMap<String, Vec<f32>>,
+}
+
+impl Embedder for Precomputed {
+    fn model_id(&self) -> &str {
+        self.model.model_id()
+    }
+    fn dimension(&self) -> usize {
+        DIM
+    }
+    fn embed(&self, texts: &[&str]) -> memcore::Result<Vec<Vec<f32>>> {
+        let missing: Vec<&str> =
+            texts.iter().copied().filter(|t| !self.table.contains_key(*t)).collect();
+        let mut computed = self.model.embed(&missing)?.into_iter();
+        Ok(texts
+            .iter()
+            .map(|t| match self.table.get(*t) {
+                Some(v) => v.clone(),
+                None => computed.next().unwrap_or_default(),
+            })
+            .collect())
+    }
+}
+
+fn model() -> Arc<OnnxEmbedder> {
+    let files = ModelFiles::locate(None).unwrap_or_else(|e| panic!("{}", e.report()));
+    Arc::new(OnnxEmbedder::new(&files).unwrap_or_else(|e| panic!("{}", e.report())))
+}
+
+/// The embedding text memcore builds for a memory whose title is derived from its content.
+fn embedding_text(text: &str) -> String {
+    let title: String = {
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        if line.chars().count() > 80 {
+            format!("{}…", line.chars().take(79).collect::<String>().trim_end())
+        } else {
+            line.to_owned()
+        }
+    };
+    format!("{title}\n\n{text}")
+}
+
+/// Vectors of the first `n` passages, from the cache or computed (and cached).
+fn vectors(model: &OnnxEmbedder, passages: &[support::Passage]) -> Vec<Vec<f32>> {
+    let n = passages.len();
+    let path = std::env::var_os("MEMCORE_BENCH_VECTORS").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-cache/minilm-{n}.f32"))
+    });
+    if let Ok(bytes) = std::fs::read(&path)
+        && bytes.len() >= n * DIM * 4
+    {
+        return bytes[..n * DIM * 4]
+            .chunks_exact(DIM * 4)
+            .map(|row| {
+                row.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+            })
+            .collect();
+    }
+    eprintln!("embedding {n} passages once (cached in {})", path.display());
+    let texts: Vec<String> = passages.iter().map(|p| embedding_text(&p.text)).collect();
+    let mut out = Vec::with_capacity(n);
+    for chunk in texts.chunks(256) {
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        out.extend(model.embed(&refs).expect("embedding"));
+    }
+    let bytes: Vec<u8> = out.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("cache dir");
+    }
+    std::fs::write(&path, bytes).expect("cache write");
+    out
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
+        .unwrap_or_else(|_| "10000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("size"))
+        .collect();
+    let model = model();
+    let questions: Vec<String> =
+        std::fs::read_to_string(support::corpus_path().with_file_name("queries.jsonl"))
+            .expect("queries")
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).expect("json")["question"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned()
+            })
+            .take(100) // the query-embedding cache holds 100 entries
+            .collect();
+
+    // Ingest with the model in the loop, on a sample.
+    {
+        let sample = support::corpus(512);
+        let dir = tempfile::tempdir().expect("tmp");
+        let memcore =
+            Memcore::builder().path(dir.path()).embedder(model.clone()).open().expect("open");
+        let started = Instant::now();
+        memcore
+            .put_many(sample.iter().map(|p| NewMemory::new(p.text.clone())).collect())
+            .expect("ingest");
+        let rate = sample.len() as f64 / started.elapsed().as_secs_f64();
+        println!(
+            "ingest with embeddings: {rate:.0} memories/s ({} passages, batched)",
+            sample.len()
+        );
+    }
+
+    let mut criterion = Criterion::default()
+        .sample_size(50)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1))
+        .configure_from_args();
+    for n in sizes {
+        let passages = support::corpus(n);
+        let vecs = vectors(&model, &passages);
+        let table: HashMap<String, Vec<f32>> =
+            passages.iter().zip(&vecs).map(|(p, v)| (embedding_text(&p.text), v.clone())).collect();
+        let embedder = Arc::new(Precomputed { model: model.clone(), table });
+        let dir = tempfile::tempdir().expect("tmp");
+        let rss_before = rss_kib();
+        let memcore =
+            Memcore::builder().path(dir.path()).embedder(embedder.clone()).open().expect("open");
+        let started = Instant::now();
+        for chunk in passages.chunks(5_000) {
+            memcore
+                .put_many(chunk.iter().map(|p| NewMemory::new(p.text.clone())).collect())
+                .expect("ingest");
+        }
+        let rate = n as f64 / started.elapsed().as_secs_f64();
+        println!("[{n}] ingest without embeddings (vectors precomputed): {rate:.0} memories/s");
+        drop(memcore);
+
+        let started = Instant::now();
+        let memcore =
+            Memcore::builder().path(dir.path()).embedder(embedder.clone()).open().expect("open");
+        let opened = started.elapsed();
+        memcore.search(&Query::new(&questions[0]).mode(SearchMode::Hybrid)).expect("first query");
+        println!("[{n}] open: {opened:?}; open + first hybrid query: {:?}", started.elapsed());
+        let rss = rss_kib().saturating_sub(rss_before);
+        println!(
+            "[{n}] resident memory: {:.2} KiB per memory (whole process delta)",
+            rss as f64 / n as f64
+        );
+
+        // Recall@10 of semantic search against exact search over the same vectors.
+        let query_vecs =
+            model.embed(&questions.iter().map(String::as_str).collect::<Vec<_>>()).expect("q");
+        let mut recall = 0.0;
+        for (question, qv) in questions.iter().zip(&query_vecs) {
+            let mut exact: Vec<(f32, usize)> = vecs
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.iter().zip(qv).map(|(a, b)| a * b).sum(), i))
+                .collect();
+            exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let truth: Vec<String> =
+                exact[..10].iter().map(|(_, i)| embedding_text(&passages[*i].text)).collect();
+            let hits = memcore
+                .search(&Query::new(question).mode(SearchMode::Semantic).limit(10))
+                .expect("s");
+            let found = hits
+                .hits
+                .iter()
+                .filter(|h| {
+                    let m = memcore
+                        .get(&format!("{}/{}", h.memory.collection, h.memory.id))
+                        .expect("get");
+                    truth.contains(&embedding_text(&m.content))
+                })
+                .count();
+            recall += found as f64 / 10.0;
+        }
+        println!("[{n}] vector recall@10 vs exact: {:.3}", recall / questions.len() as f64);
+
+        let mut group = criterion.benchmark_group(format!("search_{n}"));
+        for mode in [SearchMode::Text, SearchMode::Semantic, SearchMode::Hybrid] {
+            // Query embeddings cached after the first round: this excludes embedding.
+            let mut i = 0;
+            group.bench_function(BenchmarkId::new("cached_query_vector", mode), |b| {
+                b.iter(|| {
+                    i = (i + 1) % questions.len();
+                    black_box(
+                        memcore.search(&Query::new(&questions[i]).mode(mode)).expect("search"),
+                    )
+                })
+            });
+            let mut latencies: Vec<Duration> = (0..3)
+                .flat_map(|_| questions.iter())
+                .map(|q| {
+                    let started = Instant::now();
+                    black_box(memcore.search(&Query::new(q).mode(mode)).expect("search"));
+                    started.elapsed()
+                })
+                .collect();
+            latencies.sort();
+            println!(
+                "[{n}] {mode} (query vector cached): p50 {:?} p99 {:?}",
+                percentile(&latencies, 0.5),
+                percentile(&latencies, 0.99)
+            );
+        }
+        let mut k = 0u64;
+        group.bench_function(BenchmarkId::new("embedding_query", "hybrid"), |b| {
+            b.iter(|| {
+                k += 1;
+                let text = format!("{} #{k}", questions[k as usize % questions.len()]);
+                black_box(memcore.search(&Query::new(text)).expect("search"))
+            })
+        });
+        group.finish();
+    }
+    criterion.final_summary();
+}
