@@ -1,35 +1,49 @@
 //! File-store speed at 1k and 10k memories of realistic text: get by id (warm), list 100,
-//! durable put, open. Run with `cargo bench --bench store`.
+//! durable put, open; and a put through the `Memcore` handle, which also updates the
+//! full-text index. Run with `cargo bench --bench store`.
 
 mod support;
 
 use std::hint::black_box;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use memcore::{ListOptions, Memcore, NewMemory};
+use memcore::{
+    Collection, Config, EmbeddingConfig, FileStore, Limits, Memcore, MemoryStore, NewMemory,
+    PutMode,
+};
 
 const SIZES: [usize; 2] = [1_000, 10_000];
 
+fn memory(new: NewMemory) -> memcore::Memory {
+    new.into_memory(&Collection::default(), &Limits::default(), memcore::now()).expect("valid")
+}
+
 /// A store filled with the first `n` corpus passages, one memory each, in 10 collections.
-fn filled_store(n: usize) -> (tempfile::TempDir, Vec<String>) {
+fn filled_store(n: usize) -> (tempfile::TempDir, Vec<(Collection, memcore::MemoryId)>) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let memcore = Memcore::open(dir.path()).expect("store opens");
-    let refs = support::corpus(n)
+    let store = FileStore::open(dir.path(), &Config::default()).expect("store opens");
+    let batch = support::corpus(n)
         .iter()
         .enumerate()
         .map(|(i, passage)| {
-            let new = NewMemory::new(passage.text.clone())
-                .id(format!("p{i:06}"))
-                .collection(format!("c{}", i % 10))
-                .tags([passage.id.split('/').next().unwrap_or("corpus").to_owned()]);
-            let stored = memcore.put(new).expect("put");
-            format!("{}/{}", stored.collection, stored.id)
+            memory(
+                NewMemory::new(passage.text.clone())
+                    .id(format!("p{i:06}"))
+                    .collection(format!("c{}", i % 10)),
+            )
         })
+        .collect();
+    let keys = store
+        .put_many(batch, PutMode::Upsert)
+        .expect("put_many")
+        .into_iter()
+        .map(|m| (m.collection, m.id))
         .collect();
     // Let the files settle past the cache's racy-write window, as in a store in real use.
     std::thread::sleep(Duration::from_millis(200));
-    (dir, refs)
+    (dir, keys)
 }
 
 fn store_benches(c: &mut Criterion) {
@@ -39,20 +53,34 @@ fn store_benches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
     for n in SIZES {
-        let (dir, refs) = filled_store(n);
-        let memcore = Memcore::open(dir.path()).expect("store opens");
+        let (dir, keys) = filled_store(n);
+        let store = FileStore::open(dir.path(), &Config::default()).expect("store opens");
 
         let mut i = 0;
         group.bench_with_input(BenchmarkId::new("get_warm", n), &n, |b, _| {
             b.iter(|| {
-                i = (i + 7919) % refs.len();
-                black_box(memcore.get(&refs[i]).expect("get"))
+                i = (i + 7919) % keys.len();
+                let (collection, id) = &keys[i];
+                black_box(store.get(Some(collection), id).expect("get"))
             })
         });
 
-        let list_100 = ListOptions::new().collection("c3").limit(100);
+        let c3 = Collection::new("c3").expect("name");
         group.bench_with_input(BenchmarkId::new("list_100", n), &n, |b, _| {
-            b.iter(|| black_box(memcore.list(&list_100).expect("list")))
+            b.iter(|| {
+                let mut listed = Vec::with_capacity(100);
+                store
+                    .scan(Some(&c3), &mut |item| {
+                        listed.push(item.expect("readable").summary_view());
+                        if listed.len() == 100 {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    })
+                    .expect("scan");
+                black_box(listed)
+            })
         });
 
         let mut k = 0;
@@ -62,12 +90,30 @@ fn store_benches(c: &mut Criterion) {
                 let new = NewMemory::new(format!("benchmark note {k}: a short realistic fact."))
                     .id(format!("bench-{k}"))
                     .collection("bench");
-                black_box(memcore.put(new).expect("put"))
+                black_box(store.put(memory(new), PutMode::Upsert).expect("put"))
             })
         });
 
         group.bench_with_input(BenchmarkId::new("open", n), &n, |b, _| {
-            b.iter(|| black_box(Memcore::open(dir.path()).expect("open")))
+            b.iter(|| black_box(FileStore::open(dir.path(), &Config::default()).expect("open")))
+        });
+
+        // The whole handle: store write plus full-text index commit (no model in the loop).
+        let config = Config {
+            embedding: EmbeddingConfig { enabled: false, model_dir: None },
+            ..Config::default()
+        };
+        let memcore =
+            Memcore::builder().path(dir.path()).config(config).open().expect("handle opens");
+        let mut h = 0;
+        group.bench_with_input(BenchmarkId::new("memcore_put_text_indexed", n), &n, |b, _| {
+            b.iter(|| {
+                h += 1;
+                let new = NewMemory::new(format!("handle note {h}: another realistic fact."))
+                    .id(format!("handle-{h}"))
+                    .collection("bench");
+                black_box(memcore.put(new).expect("put"))
+            })
         });
     }
     group.finish();

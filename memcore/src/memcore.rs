@@ -270,7 +270,9 @@ impl Memcore {
         self.put_many_with(memories, PutMode::Upsert)
     }
 
-    fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
+    /// [`Memcore::put_many`]; with [`PutMode::CreateOnly`] a memory that exists already (or
+    /// twice in the batch) is a conflict and nothing of the batch is written.
+    pub fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
         let config = self.config();
         let now = self.now();
         let memories = memories

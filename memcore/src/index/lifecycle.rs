@@ -405,14 +405,22 @@ impl Indexes {
         Ok(RepairReport { reindexed: stale.len(), removed: orphaned.len() })
     }
 
-    /// Makes other processes' committed changes visible and replays interrupted work.
-    pub(crate) fn refresh(&self, store: &dyn MemoryStore) -> Result<()> {
-        self.replay(store)?;
+    /// Makes other processes' committed changes visible and replays interrupted work. A
+    /// replay that cannot finish (say, a memory file that cannot be read) does not stop
+    /// searches: it comes back as a warning, and the work stays journaled for the next try.
+    pub(crate) fn refresh(&self, store: &dyn MemoryStore) -> Result<Vec<String>> {
+        let mut warnings = Vec::new();
+        if let Err(e) = self.replay(store) {
+            warnings.push(format!(
+                "some recent changes are not indexed yet, so results may miss them: {}",
+                e.report()
+            ));
+        }
         self.text.refresh()?;
         if let Some(Ok(semantic)) = self.semantic.get() {
             semantic.vectors.refresh()?;
         }
-        Ok(())
+        Ok(warnings)
     }
 
     /// Text hits for `text` under `filter`.

@@ -13,8 +13,9 @@
 //! - **Exact search** (`scan`): rows live in one contiguous `Vec<f32>`; a search is a
 //!   vectorised dot product per row and a bounded heap, split over a few threads when large.
 //! - **Approximate search** (`graph`): from [`VectorOptions::hnsw_threshold`] live rows, an
-//!   hnsw_rs graph on a thread of its own. It is started lazily by the first search that finds
-//!   the index that large (that search and those until the graph is ready use the exact scan),
+//!   hnsw_rs graph on a thread of its own. It is started lazily by the second search that finds
+//!   the index that large (so a one-shot process never pays for it; searches until the graph
+//!   is ready use the exact scan),
 //!   loaded from the last dump when one matches the log, built in the background otherwise,
 //!   and dumped again as it grows. Rows the graph does not cover yet are scanned exactly, so
 //!   results never miss a row; removed rows and filtered rows are dropped from an over-fetched
@@ -37,6 +38,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 
@@ -101,7 +103,7 @@ impl Default for VectorOptions {
             ef_search: 64,
             ef_construction: 200,
             max_connections: 16,
-            graph_visit_cost: 4.0,
+            graph_visit_cost: 5.0,
             compact_ratio: 0.3,
             compact_min_dead: 256,
             background: true,
@@ -155,6 +157,8 @@ pub(crate) struct VectorIndex {
     options: VectorOptions,
     /// Rows, metadata, log position and graph.
     state: RwLock<State>,
+    /// Searches so far (the graph starts at the second).
+    searches: AtomicUsize,
 }
 
 impl fmt::Debug for VectorIndex {
@@ -297,6 +301,7 @@ impl VectorIndex {
             model_id: model_id.to_owned(),
             options,
             state: RwLock::new(State::default()),
+            searches: AtomicUsize::new(0),
         };
         let header =
             Header { dimension, model_id: model_id.to_owned(), generation: fresh_generation() };
@@ -404,6 +409,7 @@ impl VectorIndex {
     pub(crate) fn clear(&self) -> Result<()> {
         let mut state = self.state.write();
         let header = self.header();
+        create_private_dir_all(&self.dir)?;
         log::replace(&self.dir, &self.path, &header, |_| Ok(()))?;
         graph::discard_dump(&self.graph_dir);
         state.reset(None);
@@ -448,10 +454,14 @@ impl VectorIndex {
         if k == 0 {
             return Ok(Vec::new());
         }
+        // In the background, the graph starts at the second search: a one-shot process (a CLI
+        // call) is better served by the exact scan than by loading or building a graph.
+        let searches = self.searches.fetch_add(1, Ordering::Relaxed) + 1;
         let (found, care) = {
             let state = self.state.read();
             let care = self.graph_needs_care(&state)
                 || (state.graph.is_none()
+                    && (searches >= 2 || !self.options.background)
                     && state.graph_failures < MAX_GRAPH_FAILURES
                     && state.by_key.len() >= self.options.hnsw_threshold);
             if care && !self.options.background {
@@ -528,6 +538,7 @@ impl VectorIndex {
     /// due and feeds the graph. The caller has caught up.
     fn append(&self, state: &mut State, buf: &[u8]) -> Result<()> {
         if state.log.is_none() {
+            create_private_dir_all(&self.dir)?;
             log::create(&self.dir, &self.path, &self.header())?;
             self.reload(state)?;
         }
@@ -752,6 +763,9 @@ impl VectorIndex {
                 _ => Source::Build,
             };
             state.graph = GraphHandle::start(config, source).ok();
+            if state.graph.is_none() {
+                state.graph_failures += 1;
+            }
         }
         let rows = state.row_count();
         let dim = self.dimension;
@@ -837,7 +851,10 @@ impl VectorIndex {
         let live = state.by_key.len().max(1);
         let pass = if unfiltered { 1.0 } else { selectivity(state, keep) };
         let alive = live as f64 / rows.max(1) as f64;
-        let mut fetch = ((2 * k) as f64 / (pass * alive)).ceil() as usize;
+        // Enough candidates that, after dropping removed and filtered rows, `k` remain with a
+        // margin of about three standard deviations; short results are fetched again, larger.
+        let wanted = k as f64 + 3.0 * (k as f64).sqrt() + 2.0;
+        let mut fetch = (wanted / (pass * alive)).ceil() as usize;
         fetch = fetch.max(k).min(live.max(k));
         // Cost model in row-dot-products: the graph evaluates about `ef * M` distances, each
         // costing a few contiguous row products (pointer chasing, locks, the thread hop);
@@ -887,12 +904,22 @@ impl VectorIndex {
     }
 }
 
-/// The estimated share of live rows `keep` lets through (sampled, smoothed).
+/// The estimated share of live rows `keep` lets through: checked on rows picked at random
+/// (a fixed sequence, so searches are repeatable; strides would alias with periodic data),
+/// smoothed so that an empty sample does not mean "nothing passes".
 fn selectivity(state: &State, keep: &dyn Fn(usize) -> bool) -> f64 {
     let rows = state.row_count();
-    let step = (rows / SELECTIVITY_SAMPLES).max(1);
+    if rows == 0 {
+        return 1.0;
+    }
     let (mut seen, mut passed) = (0usize, 0usize);
-    for row in (0..rows).step_by(step) {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..SELECTIVITY_SAMPLES {
+        // xorshift64
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let row = (x % rows as u64) as usize;
         if state.metas[row].is_some() {
             seen += 1;
             passed += usize::from(keep(row));

@@ -33,19 +33,14 @@ pub(crate) struct SearchContext<'a> {
 /// Runs `query`.
 pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchResults> {
     query.validate()?;
-    ctx.indexes.refresh(ctx.store)?;
+    let mut warnings = ctx.indexes.refresh(ctx.store)?;
     let filter = doc_filter(query)?;
-    let mut warnings: Vec<String> = query
-        .filters
-        .iter()
-        .filter(|f| !f.is_builtin_key())
-        .map(|f| {
-            format!(
-                "filter key `{}` is not a built-in field: it matches extra frontmatter keys only",
-                f.key()
-            )
-        })
-        .collect();
+    warnings.extend(query.filters.iter().filter(|f| !f.is_builtin_key()).map(|f| {
+        format!(
+            "filter key `{}` is not a built-in field: it matches extra frontmatter keys only",
+            f.key()
+        )
+    }));
     let mut fetch = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
     if !query.filters.is_empty() {
         fetch *= FILTERED_OVERFETCH;

@@ -156,7 +156,7 @@ const READY: u8 = 1;
 const FAILED: u8 = 2;
 
 /// What the thread tells the index without a round trip.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     /// [`STARTING`], [`READY`] or [`FAILED`].
     phase: AtomicU8,
@@ -185,7 +185,9 @@ enum Job {
     Insert { ids: Vec<usize>, vectors: Vec<f32>, upto: usize, done: usize },
     /// Reply once every job sent before has been done.
     Barrier(SyncSender<()>),
-    /// Dump now (if there is anything new) and reply with the outcome.
+    /// Dump now (if there is anything new) and reply with the outcome (tests and
+    /// measurements; otherwise dumps happen as the graph grows).
+    #[cfg(test)]
     Dump(SyncSender<std::result::Result<(), String>>),
 }
 
@@ -218,7 +220,11 @@ impl GraphHandle {
     /// when building) must then be sent with [`GraphHandle::insert`].
     pub(super) fn start(config: GraphConfig, source: Source) -> Result<Self> {
         let (tx, rx) = mpsc::channel();
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            phase: AtomicU8::new(STARTING),
+            indexed: AtomicUsize::new(0),
+            note: Mutex::new(None),
+        });
         let (sent, loaded_from) = match &source {
             Source::Build => (0, None),
             Source::Load(sidecar) => (sidecar.rows, Some(sidecar.basename.clone())),
@@ -285,6 +291,7 @@ impl GraphHandle {
     }
 
     /// Dumps the graph now if it has rows not in the current dump; waits for the outcome.
+    #[cfg(test)]
     pub(super) fn dump(&self) -> std::result::Result<(), String> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.tx.send(Job::Dump(reply)).map_err(|_| "the graph thread ended".to_owned())?;
@@ -412,6 +419,7 @@ fn serve(
             Some(Job::Barrier(reply)) => {
                 let _ = reply.send(());
             }
+            #[cfg(test)]
             Some(Job::Dump(reply)) => {
                 let outcome = if indexed > dumped || read_sidecar(&config.dir).is_none() {
                     dump(hnsw, config, indexed)

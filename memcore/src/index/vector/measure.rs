@@ -83,6 +83,26 @@ fn recall(got: &[Vec<(String, f32)>], truth: &[Vec<(String, f32)>]) -> f64 {
     per.iter().sum::<f64>() / per.len().max(1) as f64
 }
 
+/// CPU time used by every thread of this process so far (from `/proc/self/task/*/schedstat`):
+/// on a shared machine, wall-clock latencies mostly measure the scheduler.
+fn process_cpu() -> Duration {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        ns += stat.split_whitespace().next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+    }
+    Duration::from_nanos(ns)
+}
+
+/// Mean CPU time per query of `search` over `queries`.
+fn cpu_per_query(queries: &[Vec<f32>], search: &dyn Fn(&[f32])) -> Duration {
+    let start = process_cpu();
+    for q in queries {
+        search(q);
+    }
+    (process_cpu() - start) / queries.len().max(1) as u32
+}
+
 /// Milliseconds, for printing.
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -138,8 +158,17 @@ fn paired(
     }
     let faster = te.iter().zip(&tg).filter(|(e, g)| g < e).count() as f64 / te.len() as f64;
     let ((e50, _), (g50, g99)) = (percentiles(te), percentiles(tg));
+    let exact_cpu = cpu_per_query(queries, &|q| {
+        let _ = exact.search(q, 10, filter, None);
+    });
+    let graph_cpu = cpu_per_query(queries, &|q| {
+        let _ = graph.search(q, 10, filter, None);
+    });
     format!(
-        "exact p50 {:.2} ms | hnsw p50 {:.2} p99 {:.2} ms, faster on {:.0}% | recall@10 {:.4}",
+        "cpu exact {:.2} ms, hnsw {:.2} ms | wall p50 exact {:.2} ms, hnsw {:.2} (p99 {:.2}) ms, \
+         hnsw faster on {:.0}% | recall@10 {:.4}",
+        ms(exact_cpu),
+        ms(graph_cpu),
         ms(e50),
         ms(g50),
         ms(g99),
@@ -194,8 +223,12 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
             split.push(start.elapsed());
             assert_eq!(a, b);
         }
+        let one_cpu = cpu_per_query(held_out, &|q| {
+            let _ = scan::scan_one(&state.rows, DIM, q, 0..n, 10, &keep);
+        });
         println!(
-            "exact scan kernel: one thread p50 {:.2} ms, split p50 {:.2} ms",
+            "exact scan kernel: cpu {:.2} ms; wall p50 one thread {:.2} ms, split {:.2} ms",
+            ms(one_cpu),
             ms(percentiles(one).0),
             ms(percentiles(split).0)
         );
@@ -258,8 +291,11 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     graph.remove(&refs).expect("remove");
     exact.refresh().expect("refresh");
     let held = sets[1].1;
-    let truth = run(&exact, held, &unfiltered).0;
-    println!("10% removed, held-out: {}", paired(&exact, &graph, held, &unfiltered, &truth));
+    let truth_after_removal = run(&exact, held, &unfiltered).0;
+    println!(
+        "10% removed, held-out: {}",
+        paired(&exact, &graph, held, &unfiltered, &truth_after_removal)
+    );
 
     // A filter passing one row in ten: forced through the graph, then as the cost model picks.
     let one_in_ten = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
@@ -267,7 +303,10 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     println!("filter 10% via graph:  {}", paired(&exact, &graph, held, &one_in_ten, &truth));
     graph.options.graph_visit_cost = VectorOptions::default().graph_visit_cost;
     println!("filter 10% cost model: {}", paired(&exact, &graph, held, &one_in_ten, &truth));
-    println!("unfiltered cost model: {}", paired(&exact, &graph, held, &unfiltered, &truths[1]));
+    println!(
+        "unfiltered cost model: {}",
+        paired(&exact, &graph, held, &unfiltered, &truth_after_removal)
+    );
     let allow: HashSet<String> =
         (0..n).step_by(30).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
     let start = Instant::now();
@@ -307,6 +346,14 @@ fn probe_filtered_graph() {
     println!("graph ready in {:.0} ms", ms(start.elapsed()));
     let state = graph.state.read();
     let handle = state.graph.as_ref().expect("graph");
+    let mut hops = Vec::new();
+    for _ in 0..500 {
+        let start = Instant::now();
+        assert!(handle.barrier());
+        hops.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(hops);
+    println!("thread round trip: p50 {:.3} ms p99 {:.3} ms", ms(p50), ms(p99));
     for ef in [32, 64, 128, 256, 512] {
         let mut times = Vec::new();
         for q in held {
@@ -316,7 +363,15 @@ fn probe_filtered_graph() {
             assert_eq!(found.hits.len(), ef);
         }
         let (p50, p99) = percentiles(times);
-        println!("raw hnsw k=ef={ef}: p50 {:.2} ms p99 {:.2} ms", ms(p50), ms(p99));
+        let cpu = cpu_per_query(held, &|q| {
+            let _ = handle.search(q, ef, ef);
+        });
+        println!(
+            "raw hnsw k=ef={ef}: cpu {:.2} ms, wall p50 {:.2} ms p99 {:.2} ms",
+            ms(cpu),
+            ms(p50),
+            ms(p99)
+        );
     }
     let filter = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
     let keep = |row: usize| state.metas[row].as_ref().is_some_and(|m| filter.matches(m));

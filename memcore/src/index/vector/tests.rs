@@ -454,6 +454,36 @@ fn hnsw_dump_is_loaded_on_reopen_and_damage_falls_back() {
 }
 
 #[test]
+fn background_graph_starts_at_the_second_search() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exact_dir = tempfile::tempdir().expect("tempdir");
+    let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let exact = reference_index(exact_dir.path(), usize::MAX, false);
+    let options = VectorOptions { background: true, ..graph_options(8) };
+    let index =
+        VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", options).expect("open");
+    let items: Vec<_> = {
+        let state = exact.state.read();
+        state
+            .by_key
+            .iter()
+            .map(|(k, &r)| (meta(k, &[]), state.vector(r as usize, 384).to_vec()))
+            .collect()
+    };
+    index.upsert(&items).expect("upsert");
+    assert_eq!(keys(&search(&index, &queries[3], 3)), keys(&search(&exact, &queries[3], 3)));
+    assert!(index.state.read().graph.is_none(), "a one-shot search does not start a graph");
+    // From the second search on, a graph runs; until it is ready, results come from the scan.
+    for q in &queries {
+        assert_eq!(keys(&search(&index, q, 3)), keys(&search(&exact, q, 3)));
+    }
+    assert_eq!(index.wait_for_graph(), Some(30));
+    for q in &queries {
+        assert_eq!(keys(&search(&index, q, 3)), keys(&search(&exact, q, 3)));
+    }
+}
+
+#[test]
 fn graph_follows_other_processes_and_compaction() {
     let dir = tempfile::tempdir().expect("tempdir");
     let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();

@@ -1,0 +1,77 @@
+"""Persistent, searchable long-term memory for AI agents, inside the agent's own process.
+
+Memories are markdown files with YAML frontmatter, one per memory, in a directory you can
+read, edit and commit. No server, no network, no LLM needed.
+
+    import memcore
+
+    with memcore.open("./memories") as store:
+        store.put("# GPU Patterns\\n\\nPrefer Metal on Apple silicon.",
+                  collection="knowledge", tags=["gpu"], created_by="agent")
+        store.update("gpu-patterns", tags=["perf"], merge_tags=True)
+        memory = store.get("knowledge/gpu-patterns")
+        print(memory.render("context"))
+        for summary in store.list(filters=["tags=perf"]):
+            print(summary.ref, summary.version)
+        for hit in store.search("metal gpu", limit=3):
+            print(hit.memory.ref, round(hit.score, 3))
+
+``search`` is hybrid by default (full-text and semantic, fused by rank); without the embedding
+model it falls back to full text and says so in ``results.warnings``.
+
+Every error is a :class:`MemcoreError` with ``.category`` and ``.recovery`` (what to do
+next); :class:`ValidationError` is also a ``ValueError``. Calls release the GIL, so one
+handle can serve many threads.
+"""
+
+from ._memcore import (
+    ConflictError,
+    CorruptedError,
+    EmbeddingError,
+    Hit,
+    IndexDiff,
+    Listing,
+    Memcore,
+    MemcoreError,
+    MemcoreIndexError,
+    Memory,
+    MemorySummary,
+    NotFoundError,
+    RepairReport,
+    ScoreParts,
+    SearchResults,
+    StorageError,
+    TrashEntry,
+    UnsupportedError,
+    ValidationError,
+    VerifyReport,
+    Version,
+    __version__,
+    open,
+)
+
+__all__ = [
+    "ConflictError",
+    "CorruptedError",
+    "EmbeddingError",
+    "Hit",
+    "IndexDiff",
+    "Listing",
+    "Memcore",
+    "MemcoreError",
+    "MemcoreIndexError",
+    "Memory",
+    "MemorySummary",
+    "NotFoundError",
+    "RepairReport",
+    "ScoreParts",
+    "SearchResults",
+    "StorageError",
+    "TrashEntry",
+    "UnsupportedError",
+    "ValidationError",
+    "VerifyReport",
+    "Version",
+    "__version__",
+    "open",
+]

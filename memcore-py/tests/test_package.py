@@ -1,0 +1,115 @@
+"""The package as installed: exports, version, typing marker, and the example agent."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import memcore
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "python" / "agent.py"
+README = ROOT / "memcore-py" / "README.md"
+
+
+def test_exports_and_version() -> None:
+    assert sorted(memcore.__all__) == sorted(set(memcore.__all__))
+    for name in memcore.__all__:
+        assert hasattr(memcore, name), name
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", memcore.__version__)
+    assert metadata.version("memcore") == memcore.__version__
+    for cls in (memcore.Memcore, memcore.Memory, memcore.MemorySummary, memcore.Listing):
+        assert cls.__module__ == "memcore"
+
+
+def test_typing_files_are_installed() -> None:
+    package = Path(memcore.__file__).parent
+    assert (package / "py.typed").is_file()
+    assert (package / "_memcore.pyi").is_file()
+    assert "site-packages" in str(package), "tests must run against the installed wheel"
+
+
+def test_the_example_agent_runs_and_can_run_again(tmp_path: Path) -> None:
+    store = tmp_path / "agent-store"
+    for run in (1, 2):
+        done = subprocess.run(
+            [sys.executable, str(EXAMPLE), str(store)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        out = done.stdout
+        assert "imported 2 meeting notes in one batch: meetings/kickoff, meetings/sprint-review" in out
+        assert "session 1: stored 5 memories in blockers, decisions, learnings, meetings" in out
+        assert "session 2: 3 memories about 'gpu' for the prompt:" in out
+        assert "ID: adopt-wgpu" in out
+        assert "resolved blockers/ci-lacks-vulkan-drivers" in out
+        assert "[NOT_FOUND]" in out
+        assert "open blockers: 0" in out
+        # The suite runs without the embedding model: search falls back to text and says so.
+        assert "note: semantic search is unavailable" in out
+        assert "search (text) for 'Which GPU API should the renderer use?':" in out
+        assert "decisions found by search: decisions/adopt-wgpu" in out
+        assert "resolved blockers about CI: blockers/ci-lacks-vulkan-drivers" in out
+    with memcore.open(store) as handle:
+        decision = handle.get("decisions/adopt-wgpu")
+        assert "WebGPU" in decision.content
+        assert decision.version >= 4  # two runs, each a put and an update
+        assert handle.get("blockers/ci-lacks-vulkan-drivers").status == "resolved"
+        assert handle.get("meetings/kickoff").version == 2  # imported by both runs
+        assert handle.verify().is_consistent()
+
+
+@pytest.mark.usefixtures("real_model")
+def test_the_example_agent_searches_hybrid_with_the_model(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE), str(tmp_path / "agent-store")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "note:" not in done.stdout
+    assert "search (hybrid) for 'Which GPU API should the renderer use?':" in done.stdout
+    assert "decisions found by search: decisions/adopt-wgpu" in done.stdout
+
+
+def test_the_example_agent_without_arguments_uses_a_temporary_store() -> None:
+    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "memory files under" in done.stdout
+
+
+def python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", markdown, flags=re.DOTALL)
+
+
+def test_the_readme_quick_start_runs(in_tmp_cwd: Path) -> None:
+    blocks = python_blocks(README.read_text(encoding="utf-8"))
+    assert blocks, "the README has a Python quick start"
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, str(README), "exec"), {"__name__": "readme"})
+        assert "ID: gpu-patterns" in out.getvalue()
+        assert "knowledge/gpu-patterns 2" in out.getvalue()
+    assert (in_tmp_cwd / "memories" / "knowledge" / "gpu-patterns.md").is_file()
+
+
+def test_the_package_docstring_example_runs(in_tmp_cwd: Path) -> None:
+    doc = memcore.__doc__ or ""
+    example = "\n".join(
+        line[4:] for line in doc.splitlines() if line.startswith("    ")
+    )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, "memcore.__doc__", "exec"), {"__name__": "doc"})
+    assert "knowledge/gpu-patterns 2" in out.getvalue()
