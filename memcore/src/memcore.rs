@@ -116,6 +116,12 @@ impl MemcoreBuilder {
     /// indexes (replaying work a crash interrupted; rebuilding a damaged index).
     pub fn open(self) -> Result<Memcore> {
         let mut location = match self.path {
+            Some(root) if root.as_os_str().is_empty() => {
+                return Err(Error::validation(
+                    "the store path is empty",
+                    "give the directory of the store, e.g. `./memories`, or open by scope",
+                ));
+            }
             Some(root) => {
                 let config_file = root.join(GLOBAL_CONFIG_NAME);
                 let on_disk = config_file.is_file();

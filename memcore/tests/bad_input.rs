@@ -117,6 +117,7 @@ fn a_store_path_that_is_a_file_is_rejected() {
     let file = dir.path().join("not-a-dir");
     fs::write(&file, "x").unwrap();
     assert_rejected(Memcore::open(&file).unwrap_err(), Category::Validation);
+    assert_rejected(Memcore::open("").unwrap_err(), Category::Validation);
     assert_eq!(fs::read_to_string(&file).unwrap(), "x");
 }
 
