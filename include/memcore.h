@@ -342,6 +342,31 @@ typedef uint32_t memcore_put_mode;
 #endif // __cplusplus
 
 /**
+ * How `memcore_search()` ranks memories.
+ */
+enum memcore_search_mode
+#ifdef __cplusplus
+  : uint32_t
+#endif // __cplusplus
+ {
+  /**
+   * BM25 full text and local embeddings, fused by reciprocal rank.
+   */
+  MEMCORE_SEARCH_MODE_HYBRID = 0,
+  /**
+   * Vector similarity of embeddings only.
+   */
+  MEMCORE_SEARCH_MODE_SEMANTIC = 1,
+  /**
+   * BM25 full text only.
+   */
+  MEMCORE_SEARCH_MODE_TEXT = 2,
+};
+#ifndef __cplusplus
+typedef uint32_t memcore_search_mode;
+#endif // __cplusplus
+
+/**
  * An open memory store. Opaque: created by `memcore_open()` or `memcore_open_scope()`,
  * freed exactly once by `memcore_close()`.
  *
@@ -720,6 +745,31 @@ memcore_status memcore_get_version(const struct memcore_t *memcore,
                                    const char *rev,
                                    size_t rev_len,
                                    char **out_json);
+
+/**
+ * Searches the memories for `query` (UTF-8, `query_len` bytes) in `mode` (a
+ * `memcore_search_mode`), returning at most `limit` hits (1 to
+ * 1000) as a **search result** (JSON) written to `*out_json`, an owned string for
+ * `memcore_string_free()`:
+ * `{"hits": [{"memory": summary, "score": f, "parts": {...}}], "mode": "hybrid",
+ * "warnings": [...]}`. Archived and tombstoned memories are left out. Without the
+ * embedding model, semantic and hybrid searches fall back to full text and say so in
+ * `warnings`.
+ *
+ * Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_ARGUMENT` (empty query, limit out of
+ * range, unknown mode), `INDEX`, `EMBEDDING`, `IO`.
+ *
+ * # Safety
+ *
+ * `memcore` must be NULL or an open handle; `query` must point to `query_len` readable
+ * bytes; `out_json` must point to writable storage for one pointer.
+ */
+memcore_status memcore_search(const struct memcore_t *memcore,
+                              const char *query,
+                              size_t query_len,
+                              uint32_t mode,
+                              size_t limit,
+                              char **out_json);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -34,6 +34,8 @@ pub mod listing;
 
 pub mod history;
 
+pub mod search;
+
 mod boundary;
 mod json;
 
