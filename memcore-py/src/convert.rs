@@ -14,28 +14,6 @@ use crate::errors::invalid;
 /// How deep nested metadata may go: deeper is almost surely a cycle.
 const MAX_DEPTH: usize = 64;
 
-/// Frontmatter keys the core types itself; as metadata they would overwrite the typed field
-/// in the file (and e.g. `version: "x"` would make the file unreadable), so they are refused.
-const RESERVED_KEYS: [&str; 17] = [
-    "id",
-    "title",
-    "collection",
-    "summary",
-    "type",
-    "status",
-    "tags",
-    "category",
-    "context",
-    "related_to",
-    "project",
-    "priority",
-    "created_by",
-    "created_at",
-    "updated_at",
-    "importance",
-    "version",
-];
-
 /// A JSON value as a Python object: dicts, lists, str, int, float, bool, None.
 pub(crate) fn json_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
@@ -171,7 +149,7 @@ pub(crate) fn metadata_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Metadat
     for item in mapping.items()?.iter() {
         let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
         let key = mapping_key(&key, "metadata")?;
-        if RESERVED_KEYS.contains(&key.as_str()) {
+        if memcore::FIELD_NAMES.contains(&key.as_str()) {
             return Err(invalid(
                 py,
                 format!("metadata key {} is a memory field", py_repr(py, &key)?),

@@ -2,35 +2,17 @@
 //!
 //! A filter matches when the memory has the key and its value is one of the given values;
 //! for a list field (`tags`, `related_to`, a list in the extra metadata) when any element is.
-//! Known fields are `id`, `collection`, `title`, `summary`, `type`, `status`, `tags`,
-//! `category`, `context`, `related_to`, `project`, `priority`, `created_by`, `version`,
-//! `importance`; any other key is looked up in the extra frontmatter metadata.
+//! Known fields are those of [`crate::FIELD_NAMES`] (dates compare as written in the file,
+//! e.g. `created_at=2025-10-30T14:23:45Z`); any other key is looked up in the extra
+//! frontmatter metadata.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde_json::Value;
 
+use crate::format::frontmatter::format_timestamp;
 use crate::{Error, Memory, Result};
-
-/// The fields a filter can name besides extra frontmatter keys.
-const BUILTIN_KEYS: [&str; 15] = [
-    "id",
-    "collection",
-    "title",
-    "summary",
-    "type",
-    "status",
-    "tags",
-    "category",
-    "context",
-    "related_to",
-    "project",
-    "priority",
-    "created_by",
-    "version",
-    "importance",
-];
 
 /// One `key=value[,value...]` condition.
 ///
@@ -78,7 +60,7 @@ impl Filter {
 
     /// Whether the key names a built-in field (rather than an extra frontmatter key).
     pub fn is_builtin_key(&self) -> bool {
-        BUILTIN_KEYS.contains(&self.key.as_str())
+        crate::memory::FIELD_NAMES.contains(&self.key.as_str())
     }
 
     /// Whether `memory` passes the filter.
@@ -102,6 +84,8 @@ impl Filter {
             "created_by" => one(memory.created_by.as_deref()),
             "version" => accepts(&memory.version.to_string()),
             "importance" => memory.importance.is_some_and(|i| accepts(&i.to_string())),
+            "created_at" => accepts(&format_timestamp(&memory.created_at)),
+            "updated_at" => accepts(&format_timestamp(&memory.updated_at)),
             other => memory.metadata.get(other).is_some_and(|value| match value {
                 Value::Array(items) => items.iter().any(|item| accepts(&scalar_text(item))),
                 value => accepts(&scalar_text(value)),
@@ -166,6 +150,7 @@ mod tests {
         assert!(check("labels=2"));
         assert!(check("flag=true"));
         assert!(check("version=1"));
+        assert!(check(&format!("created_at={}", format_timestamp(&m.created_at))));
         assert!(!check("category=x"));
         assert!(!check("unknown=x"));
     }

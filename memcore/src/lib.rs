@@ -76,8 +76,8 @@ pub use format::{Format, parse_timestamp};
 pub use index::{IndexDiff, Progress, RepairReport, VerifyReport};
 pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
 pub use memory::{
-    Collection, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId, MemorySummary,
-    MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
+    Collection, FIELD_NAMES, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId,
+    MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
 pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};

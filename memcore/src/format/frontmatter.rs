@@ -62,28 +62,6 @@ impl ParseError {
 
 type ParseResult<T> = std::result::Result<T, ParseError>;
 
-/// The frontmatter keys memcore interprets; extra metadata may not use them.
-pub(crate) const RESERVED_KEYS: [&str; 18] = [
-    "id",
-    "title",
-    "collection",
-    "summary",
-    "type",
-    "status",
-    "tags",
-    "category",
-    "context",
-    "related_to",
-    "project",
-    "priority",
-    "created_by",
-    "created_at",
-    "updated_at",
-    "importance",
-    "version",
-    "",
-];
-
 /// The frontmatter starts on line 2 of the file (line 1 is `---`).
 const YAML_FIRST_LINE: usize = 2;
 

@@ -22,6 +22,28 @@ use crate::{Error, Result};
 /// A point in time, UTC, stored as RFC 3339 (`2025-10-30T14:23:45Z`).
 pub type Timestamp = DateTime<Utc>;
 
+/// The frontmatter keys memcore interprets: the fields of [`Memory`] besides its content.
+/// Extra metadata may not use them, and filters know them as built-in fields.
+pub const FIELD_NAMES: [&str; 17] = [
+    "id",
+    "title",
+    "collection",
+    "summary",
+    "type",
+    "status",
+    "tags",
+    "category",
+    "context",
+    "related_to",
+    "project",
+    "priority",
+    "created_by",
+    "created_at",
+    "updated_at",
+    "importance",
+    "version",
+];
+
 /// Extra frontmatter keys memcore does not interpret, kept verbatim (as JSON values).
 pub type Metadata = BTreeMap<String, serde_json::Value>;
 
@@ -84,8 +106,8 @@ impl Limits {
     /// Checks extra metadata keys: non-empty and not one of the fields memcore interprets
     /// (`id`, `title`, `tags`, `version`, ...), which have their own setters.
     pub fn check_metadata(metadata: &Metadata) -> Result<()> {
-        let reserved = crate::format::frontmatter::RESERVED_KEYS;
-        match metadata.keys().find(|key| reserved.contains(&key.trim())) {
+        let reserved = |key: &str| key.is_empty() || FIELD_NAMES.contains(&key);
+        match metadata.keys().find(|key| reserved(key.trim())) {
             Some(key) if key.trim().is_empty() => {
                 Err(Error::validation("a metadata key is empty", "give every metadata key a name"))
             }

@@ -25,7 +25,7 @@ use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use std::time::{Duration, SystemTime};
 
@@ -44,7 +44,7 @@ use crate::{Error, Result};
 /// Layers of the graph: hnsw_rs's `file_dump` only works with its maximum, 16.
 const MAX_LAYER: usize = 16;
 /// Rows inserted per step while catching up, so searches are answered in between.
-const INSERT_CHUNK: usize = 64;
+const INSERT_CHUNK: usize = 32;
 /// New rows after which a graph is dumped again (or an eighth of the graph, if more).
 const MIN_DUMP_DELTA: usize = 1024;
 /// Format of [`Sidecar`].
@@ -162,6 +162,8 @@ struct Shared {
     phase: AtomicU8,
     /// Every live row below this is in the graph.
     indexed: AtomicUsize,
+    /// A dump is being written (searches sent now would wait for it).
+    dumping: AtomicBool,
     /// Why the thread failed, or the last dump error.
     note: Mutex<Option<String>>,
 }
@@ -223,6 +225,7 @@ impl GraphHandle {
         let shared = Arc::new(Shared {
             phase: AtomicU8::new(STARTING),
             indexed: AtomicUsize::new(0),
+            dumping: AtomicBool::new(false),
             note: Mutex::new(None),
         });
         let (sent, loaded_from) = match &source {
@@ -267,6 +270,12 @@ impl GraphHandle {
     pub(super) fn ready(&self) -> Option<usize> {
         (self.shared.phase.load(Ordering::Acquire) == READY)
             .then(|| self.shared.indexed.load(Ordering::Acquire))
+    }
+
+    /// Whether the thread is writing a dump (for up to a second or two on large graphs), so a
+    /// search is better served by the exact scan than by waiting.
+    pub(super) fn dumping(&self) -> bool {
+        self.shared.dumping.load(Ordering::Acquire)
     }
 
     /// Why the thread ended, if it did.
@@ -433,7 +442,10 @@ fn serve(
             }
             Some(Job::Search { .. }) => {}
             None if dump_due => {
-                if let Err(e) = dump(hnsw, config, indexed) {
+                shared.dumping.store(true, Ordering::Release);
+                let outcome = dump(hnsw, config, indexed);
+                shared.dumping.store(false, Ordering::Release);
+                if let Err(e) = outcome {
                     *shared.note.lock() = Some(e);
                 }
                 // Also after a failure: do not retry until the graph has grown again.
@@ -513,9 +525,10 @@ fn publish(
     Ok(())
 }
 
-/// Hard links to a dump under a name of this process's own, checked against the sidecar, so
-/// that neither another process's cleanup nor a damaged file can reach hnsw_rs's loader
-/// (which exits the process on a truncated data file). Removed on drop.
+/// Hard links to (or, without hard links, copies of) a dump under a name of this process's
+/// own, checked against the sidecar, so that neither another process's cleanup nor a damaged
+/// file can reach hnsw_rs's loader (which exits the process on a truncated data file).
+/// Removed on drop.
 struct PrivateCopy {
     /// Directory of the links.
     dir: PathBuf,
@@ -534,7 +547,16 @@ impl PrivateCopy {
             (&from_graph, &to_graph, sidecar.graph_len, sidecar.graph_hash),
             (&from_data, &to_data, sidecar.data_len, sidecar.data_hash),
         ] {
-            fs::hard_link(from, to).map_err(|e| format!("the graph dump is gone ({e})"))?;
+            match fs::hard_link(from, to) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(format!("the graph dump is gone ({e})"));
+                }
+                // A file system without hard links: copy instead.
+                Err(_) => {
+                    fs::copy(from, to).map_err(|e| format!("cannot copy the graph dump ({e})"))?;
+                }
+            }
             let sum = hash_file(to).map_err(|e| format!("cannot read the graph dump ({e})"))?;
             if sum != (len, hash) {
                 return Err("the graph dump is damaged (length or hash mismatch)".into());

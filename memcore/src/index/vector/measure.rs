@@ -50,16 +50,17 @@ fn run(
     index: &VectorIndex,
     queries: &[Vec<f32>],
     filter: &DocFilter,
+    k: usize,
 ) -> (Results, (Duration, Duration)) {
     for q in queries.iter().take(20) {
-        let _ = index.search(q, 10, filter, None).expect("search");
+        let _ = index.search(q, k, filter, None).expect("search");
     }
     let mut times = Vec::with_capacity(queries.len());
     let results = queries
         .iter()
         .map(|q| {
             let start = Instant::now();
-            let found = index.search(q, 10, filter, None).expect("search");
+            let found = index.search(q, k, filter, None).expect("search");
             times.push(start.elapsed());
             found
         })
@@ -83,24 +84,45 @@ fn recall(got: &[Vec<(String, f32)>], truth: &[Vec<(String, f32)>]) -> f64 {
     per.iter().sum::<f64>() / per.len().max(1) as f64
 }
 
-/// CPU time used by every thread of this process so far (from `/proc/self/task/*/schedstat`):
-/// on a shared machine, wall-clock latencies mostly measure the scheduler.
+/// CPU time used by this process so far, threads that ended included (`/proc/self/stat`,
+/// 10 ms ticks): on a shared machine, wall-clock latencies mostly measure the scheduler.
 fn process_cpu() -> Duration {
-    let mut ns = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
-        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
-        ns += stat.split_whitespace().next().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
-    }
-    Duration::from_nanos(ns)
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    // After the command name, `state` is the 3rd field; utime and stime the 14th and 15th.
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = field(11) + field(12);
+    Duration::from_millis(ticks * 10)
 }
 
-/// Mean CPU time per query of `search` over `queries`.
+/// Mean CPU time per query of `search` over `queries` (run until 300 ms of CPU are used, to
+/// dwarf the 10 ms ticks).
 fn cpu_per_query(queries: &[Vec<f32>], search: &dyn Fn(&[f32])) -> Duration {
     let start = process_cpu();
-    for q in queries {
-        search(q);
+    let mut runs = 0u32;
+    while process_cpu().saturating_sub(start) < Duration::from_millis(300) || runs == 0 {
+        for q in queries {
+            search(q);
+        }
+        runs += 1;
     }
-    (process_cpu() - start) / queries.len().max(1) as u32
+    process_cpu().saturating_sub(start) / (runs * queries.len().max(1) as u32)
+}
+
+/// Copies the files of `from` (and of its subdirectories) into `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
 }
 
 /// Milliseconds, for printing.
@@ -144,29 +166,30 @@ fn paired(
     queries: &[Vec<f32>],
     filter: &DocFilter,
     truth: &Results,
+    k: usize,
 ) -> String {
-    let _ = run(graph, &queries[..queries.len().min(20)], filter);
+    let _ = run(graph, &queries[..queries.len().min(20)], filter, k);
     let (mut te, mut tg) = (Vec::new(), Vec::new());
     let mut got = Vec::new();
     for q in queries {
         let start = Instant::now();
-        let _ = exact.search(q, 10, filter, None).expect("search");
+        let _ = exact.search(q, k, filter, None).expect("search");
         te.push(start.elapsed());
         let start = Instant::now();
-        got.push(graph.search(q, 10, filter, None).expect("search"));
+        got.push(graph.search(q, k, filter, None).expect("search"));
         tg.push(start.elapsed());
     }
     let faster = te.iter().zip(&tg).filter(|(e, g)| g < e).count() as f64 / te.len() as f64;
     let ((e50, _), (g50, g99)) = (percentiles(te), percentiles(tg));
     let exact_cpu = cpu_per_query(queries, &|q| {
-        let _ = exact.search(q, 10, filter, None);
+        let _ = exact.search(q, k, filter, None);
     });
     let graph_cpu = cpu_per_query(queries, &|q| {
-        let _ = graph.search(q, 10, filter, None);
+        let _ = graph.search(q, k, filter, None);
     });
     format!(
         "cpu exact {:.2} ms, hnsw {:.2} ms | wall p50 exact {:.2} ms, hnsw {:.2} (p99 {:.2}) ms, \
-         hnsw faster on {:.0}% | recall@10 {:.4}",
+         hnsw faster on {:.0}% | recall@{k} {:.4}",
         ms(exact_cpu),
         ms(graph_cpu),
         ms(e50),
@@ -181,12 +204,19 @@ fn paired(
 fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]) {
     let n = rows.len();
     let dir = tempfile::tempdir().expect("tempdir");
+    // With MEMCORE_BENCH_DIR set, a pristine copy of each size's log and graph dump is kept
+    // there (outside the repository) and reused by the next run, which skips the build.
+    let pristine = std::env::var_os("MEMCORE_BENCH_DIR").map(|d| Path::new(&d).join(n.to_string()));
+    let reused = pristine.as_ref().is_some_and(|p| p.join(LOG_FILE).exists());
+    if let Some(pristine) = pristine.as_ref().filter(|_| reused) {
+        copy_dir(pristine, dir.path());
+    }
     let exact_options =
         VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() };
     let exact =
         VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options.clone()).expect("open");
     let start = Instant::now();
-    for (chunk_no, chunk) in rows.chunks(1000).enumerate() {
+    for (chunk_no, chunk) in rows.chunks(1000).enumerate().filter(|_| !reused) {
         let items: Vec<_> = chunk
             .iter()
             .enumerate()
@@ -199,14 +229,21 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     }
     let ingest = start.elapsed();
     let start = Instant::now();
+    let cpu = process_cpu();
     let reopened = VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options).expect("open");
     let open = start.elapsed();
+    let open_cpu = process_cpu().saturating_sub(cpu);
     assert_eq!(reopened.len(), n);
     drop(reopened);
+    let ingest = if reused {
+        "kept from an earlier run".to_owned()
+    } else {
+        format!("{:.0} rows/s (batches of 1000, fsync each)", n as f64 / ingest.as_secs_f64())
+    };
     println!(
-        "\n== n={n}: ingest {:.0} rows/s (batches of 1000, fsync each), open (log replay) {:.0} ms",
-        n as f64 / ingest.as_secs_f64(),
-        ms(open)
+        "\n== n={n}: ingest {ingest}, open (log replay) {:.0} ms (cpu {:.0} ms)",
+        ms(open),
+        ms(open_cpu)
     );
 
     // The exact scan alone: one thread against the split scan.
@@ -236,7 +273,10 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
 
     let sets: [(&str, &[Vec<f32>]); 2] = [("questions", questions), ("held-out", held_out)];
     let unfiltered = DocFilter::default();
-    let truths: Vec<Results> = sets.iter().map(|(_, q)| run(&exact, q, &unfiltered).0).collect();
+    let truths: Vec<Results> =
+        sets.iter().map(|(_, q)| run(&exact, q, &unfiltered, 10).0).collect();
+    let truths40: Vec<Results> =
+        sets.iter().map(|(_, q)| run(&exact, q, &unfiltered, 40).0).collect();
 
     // The graph, built synchronously on the first search, used by every search.
     let graph_options = VectorOptions {
@@ -248,23 +288,41 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let mut graph =
         VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options.clone()).expect("open");
     let start = Instant::now();
+    let cpu = process_cpu();
     let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
     let build = start.elapsed();
+    let build_cpu = process_cpu().saturating_sub(cpu);
     let start = Instant::now();
     graph.state.read().graph.as_ref().expect("graph").dump().expect("dump");
     let dump = start.elapsed();
     println!(
-        "hnsw build {:.1} s ({:.0} inserts/s) + dump {:.0} ms (if not dumped during the build)",
+        "hnsw {} {:.1} s wall, {:.1} s cpu ({:.2} ms cpu per row)",
+        if reused { "loaded from the kept dump in" } else { "build (dump included)" },
         build.as_secs_f64(),
-        n as f64 / build.as_secs_f64(),
-        ms(dump)
+        build_cpu.as_secs_f64(),
+        ms(build_cpu) / n as f64,
     );
-    for ef in [16, 32, 64, 128] {
+    let _ = dump;
+    if let Some(pristine) = pristine.as_ref().filter(|_| !reused) {
+        copy_dir(dir.path(), pristine);
+    }
+    // The effective ef is max(ef_search, 2 x candidates fetched): 44 for k = 10, 122 for 40.
+    for ef in [32, 64, 128] {
         graph.options.ef_search = ef;
         for ((name, queries), truth) in sets.iter().zip(&truths) {
             println!(
-                "ef={ef:<3} {name:>9}: {}",
-                paired(&exact, &graph, queries, &unfiltered, truth)
+                "k=10 ef_search={ef:<3} {name:>9}: {}",
+                paired(&exact, &graph, queries, &unfiltered, truth, 10)
+            );
+        }
+    }
+    // What the search engine asks for: 40 candidates (effective ef 122 with ef_search 64).
+    for ef in [64, 128] {
+        graph.options.ef_search = ef;
+        for ((name, queries), truth) in sets.iter().zip(&truths40) {
+            println!(
+                "k=40 ef_search={ef:<3} {name:>9}: {}",
+                paired(&exact, &graph, queries, &unfiltered, truth, 40)
             );
         }
     }
@@ -273,16 +331,35 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     // Reopen: the dump is loaded, not rebuilt.
     drop(graph);
     let start = Instant::now();
+    let cpu = process_cpu();
     let mut graph = VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options).expect("open");
     let open = start.elapsed();
+    let open_cpu = process_cpu().saturating_sub(cpu);
     let start = Instant::now();
+    let cpu = process_cpu();
     let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
     let load = start.elapsed();
+    let load_cpu = process_cpu().saturating_sub(cpu);
     assert!(graph.state.read().graph.as_ref().and_then(GraphHandle::loaded_from).is_some());
+    let sidecar = graph::read_sidecar(&dir.path().join(GRAPH_DIR)).expect("sidecar");
+    let dump_bytes: u64 = ["graph", "data"]
+        .iter()
+        .filter_map(|ext| {
+            let name = format!("{}.hnsw.{ext}", sidecar.basename);
+            std::fs::metadata(dir.path().join(GRAPH_DIR).join(name)).ok()
+        })
+        .map(|m| m.len())
+        .sum();
+    let log_bytes = std::fs::metadata(dir.path().join(LOG_FILE)).map_or(0, |m| m.len());
     println!(
-        "reopen: log replay {:.0} ms, then graph load (hash check included) {:.0} ms",
+        "reopen: log replay {:.0} ms (cpu {:.0}), graph load with hash check {:.0} ms (cpu {:.0}); \
+         log {:.1} MB, dump {:.1} MB",
         ms(open),
-        ms(load)
+        ms(open_cpu),
+        ms(load),
+        ms(load_cpu),
+        log_bytes as f64 / 1e6,
+        dump_bytes as f64 / 1e6
     );
 
     // 10% removed: over-fetch keeps recall.
@@ -291,21 +368,21 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     graph.remove(&refs).expect("remove");
     exact.refresh().expect("refresh");
     let held = sets[1].1;
-    let truth_after_removal = run(&exact, held, &unfiltered).0;
+    let truth_after_removal = run(&exact, held, &unfiltered, 10).0;
     println!(
         "10% removed, held-out: {}",
-        paired(&exact, &graph, held, &unfiltered, &truth_after_removal)
+        paired(&exact, &graph, held, &unfiltered, &truth_after_removal, 10)
     );
 
     // A filter passing one row in ten: forced through the graph, then as the cost model picks.
     let one_in_ten = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
-    let truth = run(&exact, held, &one_in_ten).0;
-    println!("filter 10% via graph:  {}", paired(&exact, &graph, held, &one_in_ten, &truth));
+    let truth = run(&exact, held, &one_in_ten, 10).0;
+    println!("filter 10% via graph:  {}", paired(&exact, &graph, held, &one_in_ten, &truth, 10));
     graph.options.graph_visit_cost = VectorOptions::default().graph_visit_cost;
-    println!("filter 10% cost model: {}", paired(&exact, &graph, held, &one_in_ten, &truth));
+    println!("filter 10% cost model: {}", paired(&exact, &graph, held, &one_in_ten, &truth, 10));
     println!(
         "unfiltered cost model: {}",
-        paired(&exact, &graph, held, &unfiltered, &truth_after_removal)
+        paired(&exact, &graph, held, &unfiltered, &truth_after_removal, 10)
     );
     let allow: HashSet<String> =
         (0..n).step_by(30).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
@@ -317,71 +394,4 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
         "allow-set of 3%: {:.2} ms per query (exact over the allowed rows)",
         ms(start.elapsed()) / held.len() as f64
     );
-}
-
-#[test]
-#[ignore = "debugging probe"]
-fn probe_filtered_graph() {
-    let n: usize = std::env::var("PROBE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
-    let corpus = load_rows(Path::new("/tmp/memcore-vectors.f32.partial"), n + HELD_OUT);
-    let (held, rows) = corpus.split_at(HELD_OUT);
-    let dir = Path::new("/tmp/memcore-probe").join(n.to_string());
-    let options = VectorOptions {
-        hnsw_threshold: 1,
-        background: false,
-        graph_visit_cost: 0.0,
-        ..VectorOptions::default()
-    };
-    let graph = VectorIndex::open_with(&dir, DIM, "minilm", options).expect("open");
-    if graph.is_empty() {
-        let items: Vec<_> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (meta(&format!("c{}/p{i:06}", i % 10), &[]), v.clone()))
-            .collect();
-        graph.upsert(&items).expect("upsert");
-    }
-    let start = Instant::now();
-    let _ = graph.search(&held[0], 10, &DocFilter::default(), None).expect("search");
-    println!("graph ready in {:.0} ms", ms(start.elapsed()));
-    let state = graph.state.read();
-    let handle = state.graph.as_ref().expect("graph");
-    let mut hops = Vec::new();
-    for _ in 0..500 {
-        let start = Instant::now();
-        assert!(handle.barrier());
-        hops.push(start.elapsed());
-    }
-    let (p50, p99) = percentiles(hops);
-    println!("thread round trip: p50 {:.3} ms p99 {:.3} ms", ms(p50), ms(p99));
-    for ef in [32, 64, 128, 256, 512] {
-        let mut times = Vec::new();
-        for q in held {
-            let start = Instant::now();
-            let found = handle.search(q, ef, ef).expect("found");
-            times.push(start.elapsed());
-            assert_eq!(found.hits.len(), ef);
-        }
-        let (p50, p99) = percentiles(times);
-        let cpu = cpu_per_query(held, &|q| {
-            let _ = handle.search(q, ef, ef);
-        });
-        println!(
-            "raw hnsw k=ef={ef}: cpu {:.2} ms, wall p50 {:.2} ms p99 {:.2} ms",
-            ms(cpu),
-            ms(p50),
-            ms(p99)
-        );
-    }
-    let filter = DocFilter { collections: vec!["c3".into()], ..DocFilter::default() };
-    let keep = |row: usize| state.metas[row].as_ref().is_some_and(|m| filter.matches(m));
-    println!("selectivity {:.3}", selectivity(&state, &keep));
-    let mut times = Vec::new();
-    for q in held {
-        let start = Instant::now();
-        let _ = graph.graph_search(&state, q, 10, &keep, false).expect("graph");
-        times.push(start.elapsed());
-    }
-    let (p50, p99) = percentiles(times);
-    println!("filtered graph_search: p50 {:.2} ms p99 {:.2} ms", ms(p50), ms(p99));
 }

@@ -444,8 +444,14 @@ fn hnsw_dump_is_loaded_on_reopen_and_damage_falls_back() {
     OpenOptions::new().write(true).open(&data).expect("open").set_len(len / 2).expect("truncate");
     let index = VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", graph_options(8))
         .expect("open");
+    assert_eq!(search(&index, &queries[0], 5), expected[0], "the scan answers");
+    match index.graph_status() {
+        GraphStatus::Failed(why) => assert!(why.contains("damaged"), "{why}"),
+        other => panic!("the damaged dump must fail to load: {other:?}"),
+    }
     let got: Vec<_> = queries.iter().map(|q| search(&index, q, 5)).collect();
     assert_eq!(got, expected);
+    assert_eq!(index.graph_status(), GraphStatus::Ready { indexed: 30, rows: 30 });
     let state = index.state.read();
     assert_eq!(state.bad_dumps.as_slice(), std::slice::from_ref(&sidecar.basename));
     let graph = state.graph.as_ref().expect("rebuilt graph");
@@ -472,12 +478,13 @@ fn background_graph_starts_at_the_second_search() {
     };
     index.upsert(&items).expect("upsert");
     assert_eq!(keys(&search(&index, &queries[3], 3)), keys(&search(&exact, &queries[3], 3)));
-    assert!(index.state.read().graph.is_none(), "a one-shot search does not start a graph");
+    assert_eq!(index.graph_status(), GraphStatus::Off, "a one-shot search starts no graph");
     // From the second search on, a graph runs; until it is ready, results come from the scan.
     for q in &queries {
         assert_eq!(keys(&search(&index, q, 3)), keys(&search(&exact, q, 3)));
     }
     assert_eq!(index.wait_for_graph(), Some(30));
+    assert_eq!(index.graph_status(), GraphStatus::Ready { indexed: 30, rows: 30 });
     for q in &queries {
         assert_eq!(keys(&search(&index, q, 3)), keys(&search(&exact, q, 3)));
     }
