@@ -2,6 +2,9 @@
 //! durable put, open; and a put through the `Memcore` handle, which also updates the
 //! full-text index. Run with `cargo bench --bench store`.
 
+// criterion_main! generates an undocumented `pub fn main`.
+#![allow(missing_docs)]
+
 mod support;
 
 use std::hint::black_box;

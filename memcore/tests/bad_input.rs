@@ -1,6 +1,9 @@
 //! Bad input through the public API: each is a typed error with a message and a recovery
 //! hint, and nothing is written.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::path::Path;
 
@@ -11,12 +14,12 @@ fn files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
+        for entry in fs::read_dir(&dir).expect("readable dir") {
+            let path = entry.expect("dir entry").path();
             if path.is_dir() {
                 stack.push(path);
             } else if !path.ends_with(".memcore/lock") {
-                out.push(path.strip_prefix(root).unwrap().display().to_string());
+                out.push(path.strip_prefix(root).expect("below root").display().to_string());
             }
         }
     }

@@ -1,5 +1,8 @@
 //! The conformance suite against [`FileStore`], with built-in history and without.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 mod conformance;
 
 use memcore::{Config, FileStore, Versioning};

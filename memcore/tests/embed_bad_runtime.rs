@@ -4,6 +4,9 @@
 //! first (a process holds one ONNX Runtime for good). Needs the real model files: run
 //! `scripts/fetch-models` first.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use memcore::{Category, Embedder, ModelFiles, OnnxEmbedder};
 
 #[test]

@@ -3,6 +3,9 @@
 //! These tests need the model files: run `scripts/fetch-models` first (or set
 //! MEMCORE_MODEL_DIR). They fail, never skip, when the files are missing.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::sync::OnceLock;
 
 use memcore::{Category, Embedder, ModelFiles, OnnxEmbedder};

@@ -1,6 +1,9 @@
 //! FileStore behaviour beyond the conformance suite: hand-edited files, damaged files,
 //! history pruning, trash layout, git work trees.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

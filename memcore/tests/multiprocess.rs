@@ -3,6 +3,9 @@
 //! The test re-runs its own test binary as child writers (selected with `--exact` and told
 //! what to do through environment variables), so the children are real separate processes.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::process::{Command, Stdio};
 
 use memcore::{ListOptions, Memcore, MemoryUpdate, NewMemory, Scope};

@@ -1,6 +1,9 @@
 //! Opening stores by scope: project-local detection from nested directories, explicit
 //! overrides, and the global store.
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 
 use memcore::{Memcore, NewMemory, Scope};

@@ -4,6 +4,9 @@
 //!
 //! Needs the model files (`scripts/fetch-models`; `scripts/test-all` runs it first).
 
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
 use std::fs;
 use std::path::Path;
 

@@ -114,6 +114,8 @@ pub struct VerifyReport {
     pub vectors: Option<IndexDiff>,
     /// Why the vector index was not checked, if it was not.
     pub vectors_unavailable: Option<String>,
+    /// The embedding model the vectors were made with, when the vector index was checked.
+    pub vector_model: Option<String>,
     /// Store files that could not be read (each names its file); they are not indexed.
     #[serde(serialize_with = "errors_as_strings")]
     pub unreadable: Vec<Error>,
@@ -364,18 +366,20 @@ impl Indexes {
         let hashes: HashMap<String, String> =
             memories.iter().map(|m| (doc_key(m), content_hash(m))).collect();
         let text = IndexDiff::between(&hashes, self.text.all_keys()?);
-        let (vectors, vectors_unavailable) = match self.semantic(store) {
+        let (vectors, vectors_unavailable, vector_model) = match self.semantic(store) {
             Ok(semantic) => {
                 semantic.vectors.refresh()?;
-                (Some(IndexDiff::between(&hashes, semantic.vectors.all_keys())), None)
+                let diff = IndexDiff::between(&hashes, semantic.vectors.all_keys());
+                (Some(diff), None, Some(semantic.vectors.model_id().to_owned()))
             }
-            Err(why) => (None, Some(why)),
+            Err(why) => (None, Some(why), None),
         };
         Ok(VerifyReport {
             store_count: memories.len(),
             text,
             vectors,
             vectors_unavailable,
+            vector_model,
             unreadable,
         })
     }

@@ -140,12 +140,14 @@ pub(crate) struct ModelChanged {
 
 impl ModelChanged {
     /// The [`ModelChanged`] behind `err`, if that is what `err` is.
+    #[cfg(test)]
     pub(crate) fn of(err: &Error) -> Option<&ModelChanged> {
         std::error::Error::source(err)?.downcast_ref()
     }
 }
 
 /// What the HNSW graph of a [`VectorIndex`] is doing, for status reports and warnings.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum GraphStatus {
     /// No graph runs: the index is small, or no search asked for one yet (exact scan).
@@ -347,6 +349,7 @@ impl VectorIndex {
     }
 
     /// The length of every vector.
+    #[cfg(test)]
     pub(crate) fn dimension(&self) -> usize {
         self.dimension
     }
@@ -357,11 +360,13 @@ impl VectorIndex {
     }
 
     /// Whether there are no live entries.
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// What the HNSW graph is doing.
+    #[cfg(test)]
     pub(crate) fn graph_status(&self) -> GraphStatus {
         let state = self.state.read();
         let Some(graph) = &state.graph else { return GraphStatus::Off };
@@ -375,6 +380,7 @@ impl VectorIndex {
     }
 
     /// The metadata stored with `key`.
+    #[cfg(test)]
     pub(crate) fn meta(&self, key: &str) -> Option<DocMeta> {
         let state = self.state.read();
         let row = *state.by_key.get(key)?;
