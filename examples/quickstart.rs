@@ -80,8 +80,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // 4. Search by meaning and keywords: no word of the question needs to be in the memory.
-    let question = "how can I make my graphics code run faster?";
+    // 4. Search by meaning and keywords (hybrid: BM25 and embeddings fused by rank).
+    let question = "how do I make my GPU code faster?";
     let results = memcore.search(&Query::new(question).limit(3))?;
     println!("\nsearch ({}): {question}", results.mode);
     for warning in &results.warnings {
@@ -100,8 +100,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let best = results.hits.first().ok_or("no search results")?;
     let memory = memcore.get(&format!("{}/{}", best.memory.collection, best.memory.id))?;
     println!("\n--- context block for the prompt ---\n{}", memory.render(Format::Context));
-    println!("\n--- history ---");
-    for version in memcore.versions("gpu-acceleration-patterns")? {
+    println!("\n--- history of {} ---", memory.id);
+    for version in memcore.versions(&format!("{}/{}", memory.collection, memory.id))? {
         let marker = if version.current { " (current)" } else { "" };
         println!("  v{} at {}{marker}", version.rev, version.timestamp.to_rfc3339());
     }
