@@ -18,8 +18,10 @@
 //!   from the last dump when one matches the log, built in the background otherwise, and
 //!   dumped again as it grows; until it is ready, searches use the exact scan. Rows the graph
 //!   does not cover yet are scanned exactly, so a result never misses a row; removed and
-//!   filtered rows are dropped from an over-fetched candidate list. A small cost model picks
-//!   the scan instead when it is cheaper (small indexes, selective filters, small allow-sets).
+//!   filtered rows are dropped from an over-fetched candidate list. Each graph search is
+//!   checked against exact scores of a sample of rows, and searched again wider (or replaced
+//!   by the scan) when it provably settled in the wrong region. A small cost model picks the
+//!   scan instead when it is cheaper (small indexes, selective filters, small allow-sets).
 //! - **Model**: vectors of another model or dimension are never mixed in: opening a log
 //!   written with another model fails with an error whose source is [`ModelChanged`].
 
@@ -66,6 +68,12 @@ const SELECTIVITY_SAMPLES: usize = 256;
 /// Rows the graph may lag behind the log and still be used (the lag is scanned exactly).
 const GRAPH_MAX_LAG: usize = 1024;
 
+/// Every this many rows, one is also kept in the guard sample (see `graph_search`).
+const GUARD_STRIDE: usize = 32;
+
+/// Search width of the retry when the guard catches a graph search in the wrong region.
+const GUARD_RETRY_EF: usize = 512;
+
 /// Cost of checking one row's metadata against a filter, in dot products (measured).
 const FILTER_COST: f64 = 0.2;
 
@@ -89,6 +97,9 @@ pub(crate) struct VectorOptions {
     pub(crate) ef_construction: usize,
     /// Links per node (hnsw_rs `max_nb_connection`, "M").
     pub(crate) max_connections: usize,
+    /// Check each graph search against exact scores of every [`GUARD_STRIDE`]-th row (see
+    /// `graph_search`).
+    pub(crate) guard: bool,
     /// Cost of one graph distance evaluation relative to one row of the exact scan; a search
     /// uses the graph only when it is expected to be cheaper (0 means always, for tests).
     pub(crate) graph_visit_cost: f64,
@@ -112,6 +123,7 @@ impl Default for VectorOptions {
             ef_construction: 200,
             max_connections: 16,
             graph_visit_cost: 5.0,
+            guard: true,
             compact_ratio: 0.3,
             compact_min_dead: 256,
             background: true,
@@ -227,6 +239,10 @@ struct State {
     rows: Vec<f32>,
     /// Every row's metadata; `None` once removed or replaced.
     metas: Vec<Option<DocMeta>>,
+    /// The vectors of rows 0, [`GUARD_STRIDE`], 2 x [`GUARD_STRIDE`]..., contiguous: the
+    /// guard's sample, scanned at the speed of contiguous rows (strided reads of `rows` cost
+    /// three times as much).
+    guard: Vec<f32>,
     /// Live key -> row.
     by_key: HashMap<String, u32>,
     /// Rows removed or replaced.
@@ -263,6 +279,9 @@ impl State {
             Entry::Add { meta, vector } => {
                 let row = self.metas.len() as u32;
                 log::decode_vector(vector, &mut self.rows);
+                if (row as usize).is_multiple_of(GUARD_STRIDE) {
+                    log::decode_vector(vector, &mut self.guard);
+                }
                 if let Some(old) = self.by_key.insert(meta.key.clone(), row) {
                     self.kill(old);
                 }
@@ -298,7 +317,7 @@ impl VectorIndex {
     ///
     /// # Errors
     ///
-    /// [`Error::Index`] with a [`ModelChanged`] source (see [`ModelChanged::of`]) when the
+    /// [`Error::Index`] with a [`ModelChanged`] source (downcast its `source()`) when the
     /// index holds vectors of another model or dimension; [`Error::Index`] when the log is
     /// unreadable (either way: remove the directory and re-embed); [`Error::Validation`] for a
     /// zero or huge dimension or an empty model id; [`Error::Io`].
@@ -912,18 +931,41 @@ impl VectorIndex {
         let mut fetch = (wanted / (pass * alive)).ceil() as usize;
         fetch = fetch.max(k).min(live.max(k));
         // Cost model in row-dot-products: the graph evaluates about `ef * M` distances, each
-        // costing a few contiguous row products (pointer chasing, locks, the thread hop);
-        // the scan does one product per passing row and a metadata check per row.
+        // costing a few contiguous row products (pointer chasing, locks, the thread hop), plus
+        // the guard's sample; the scan does one product per passing row and a metadata check
+        // per row.
         let ef = self.options.ef_search.max(2 * fetch);
-        let graph_cost = self.options.graph_visit_cost * (ef * self.options.max_connections) as f64;
+        let graph_cost = self.options.graph_visit_cost * (ef * self.options.max_connections) as f64
+            + if self.options.guard { (indexed / GUARD_STRIDE) as f64 } else { 0.0 };
         let filter_cost = if unfiltered { 0.0 } else { FILTER_COST };
         let exact_cost = rows as f64 * (pass + filter_cost);
         if exact_cost < graph_cost {
             return None;
         }
         let dim = self.dimension;
-        for _ in 0..3 {
-            let ef = self.options.ef_search.max(2 * fetch);
+        // The guard: exact scores of every `GUARD_STRIDE`-th row the graph covers. A sampled row
+        // that beats the graph's k-th result without being among them proves that the graph
+        // search missed rows, and when it misses a lot it has settled in the wrong region: this
+        // happens with clustered data and out-of-distribution queries (questions against
+        // passages: at 97k MiniLM rows, 3 of 104 questions got recall 0 at ef 64 and at ef 128,
+        // and all were found at ef 512). Then search again much wider, and after that give up
+        // for the exact scan. Measured there: recall@10 0.966 -> 0.996 for ~2 ms more CPU.
+        let mut guard = scan::TopK::new(k);
+        if self.options.guard {
+            let covered = indexed.min(rows);
+            for (i, vector) in state.guard.chunks_exact(dim).enumerate() {
+                let row = i * GUARD_STRIDE;
+                if row >= covered {
+                    break;
+                }
+                if keep(row) {
+                    guard.push(row as u32, scan::dot(query, vector));
+                }
+            }
+        }
+        let guard = guard.into_sorted();
+        let mut ef = self.options.ef_search.max(2 * fetch);
+        for _ in 0..4 {
             let found = graph.search(query, fetch, ef)?;
             let mut top = scan::TopK::new(k);
             let mut kept = 0;
@@ -935,16 +977,35 @@ impl VectorIndex {
                 }
             }
             let exhausted = found.hits.len() < fetch;
-            if kept >= k || exhausted || fetch >= live {
-                if found.indexed < rows {
-                    let tail = scan::scan(&state.rows, dim, query, found.indexed..rows, k, keep);
-                    for (row, score) in tail {
-                        top.push(row, score);
-                    }
-                }
-                return Some(top.into_sorted());
+            if kept < k && !exhausted && fetch < live {
+                fetch = (fetch * 4).min(live.max(k));
+                ef = ef.max(2 * fetch);
+                continue;
             }
-            fetch = (fetch * 4).min(live.max(k));
+            let mut best = top.into_sorted();
+            let kth = if best.len() < k { f32::NEG_INFINITY } else { best[best.len() - 1].1 };
+            let missed = guard
+                .iter()
+                .any(|&(row, score)| score > kth && !best.iter().any(|&(r, _)| r == row));
+            if missed {
+                if ef >= GUARD_RETRY_EF {
+                    return None;
+                }
+                ef = (ef * 8).max(GUARD_RETRY_EF);
+                continue;
+            }
+            let mut top = scan::TopK::new(k);
+            for (row, score) in best.drain(..) {
+                top.push(row, score);
+            }
+            if found.indexed < rows {
+                for (row, score) in
+                    scan::scan(&state.rows, dim, query, found.indexed..rows, k, keep)
+                {
+                    top.push(row, score);
+                }
+            }
+            return Some(top.into_sorted());
         }
         None
     }

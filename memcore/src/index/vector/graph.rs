@@ -15,7 +15,7 @@
 //! caller, so a graph that is still loading or catching up never hides a row.
 //!
 //! Files, in the index's `hnsw/` directory: `<basename>.hnsw.graph` and `.hnsw.data` (the
-//! dump; hnsw_rs picks the names and a dump never overwrites another) and `current.json`
+//! dump, under a basename unique to it) and `current.json`
 //! (the [`Sidecar`]: which dump is current, for which log generation and rows, with the
 //! length and hash of both files, checked before hnsw_rs sees them: its loader calls
 //! `process::exit` on a truncated data file).
@@ -406,8 +406,8 @@ fn serve(
         backlog = rest;
         match backlog.pop_front() {
             Some(Job::Insert { ids, vectors, upto, done }) => {
-                let end = (done + INSERT_CHUNK).min(ids.len());
                 let dim = config.dimension;
+                let end = (done + INSERT_CHUNK).min(ids.len());
                 let batch: Vec<(&[f32], usize)> =
                     (done..end).map(|i| (&vectors[i * dim..(i + 1) * dim], ids[i])).collect();
                 if batch.len() > 8 {

@@ -10,6 +10,10 @@
 //! (`/work/shared/bench/corpus.jsonl.gz`, in file order), embedded with [`crate::OnnxEmbedder`]
 //! and cached outside the repository; `MEMCORE_BENCH_QUERIES` holds the 104 bench questions
 //! embedded the same way. Random vectors are useless for tuning HNSW: do not substitute them.
+//! With `MEMCORE_BENCH_DIR` (outside the repository), each size's log and graph dump are kept
+//! there and reused by later runs (and by `guard_against_question_recall`, for
+//! `MEMCORE_BENCH_N` rows). Latencies are reported as CPU time as well as wall time: on a
+//! shared machine, wall time mostly measures the scheduler.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -394,4 +398,56 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
         "allow-set of 3%: {:.2} ms per query (exact over the allowed rows)",
         ms(start.elapsed()) / held.len() as f64
     );
+}
+
+#[test]
+#[ignore = "needs a graph kept by crossover_recall_latency in MEMCORE_BENCH_DIR"]
+fn guard_against_question_recall() {
+    let n: usize =
+        std::env::var("MEMCORE_BENCH_N").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let kept = Path::new(
+        &std::env::var("MEMCORE_BENCH_DIR").unwrap_or_else(|_| "/tmp/memcore-bench".into()),
+    )
+    .join(n.to_string());
+    let queries_path = std::env::var("MEMCORE_BENCH_QUERIES")
+        .unwrap_or_else(|_| "/tmp/memcore-queries.f32".into());
+    let questions = load_rows(Path::new(&queries_path), usize::MAX);
+    let unfiltered = DocFilter::default();
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&kept, dir.path());
+    let exact_options =
+        VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() };
+    let exact = VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options).expect("open");
+    let graph_options = VectorOptions {
+        hnsw_threshold: 1,
+        background: false,
+        graph_visit_cost: 0.0,
+        ..VectorOptions::default()
+    };
+    let mut graph = VectorIndex::open_with(dir.path(), DIM, "minilm", graph_options).expect("open");
+    let _ = graph.search(&questions[0], 10, &unfiltered, None).expect("search");
+    for k in [10, 40] {
+        let truth = run(&exact, &questions, &unfiltered, k).0;
+        let exact_cpu = cpu_per_query(&questions, &|q| {
+            let _ = exact.search(q, k, &unfiltered, None);
+        });
+        println!("n={n} k={k}: exact cpu {:.2} ms", ms(exact_cpu));
+        for guard in [false, true] {
+            graph.options.guard = guard;
+            let got = run(&graph, &questions, &unfiltered, k).0;
+            let zeros = got
+                .iter()
+                .zip(&truth)
+                .filter(|(g, t)| recall(std::slice::from_ref(g), std::slice::from_ref(t)) == 0.0)
+                .count();
+            let cpu = cpu_per_query(&questions, &|q| {
+                let _ = graph.search(q, k, &unfiltered, None);
+            });
+            println!(
+                "  guard {guard:>5}: recall@{k} {:.4}, queries with recall 0: {zeros}, cpu {:.2} ms",
+                recall(&got, &truth),
+                ms(cpu)
+            );
+        }
+    }
 }

@@ -524,6 +524,41 @@ fn graph_follows_other_processes_and_compaction() {
 }
 
 #[test]
+fn the_guard_catches_rows_the_graph_search_missed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = reference_index(dir.path(), 8, false);
+    let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let _ = search(&index, &queries[0], 3);
+    assert_eq!(index.wait_for_graph(), Some(30));
+    // Rows 30..=64 reach the state but not the graph, which is told it covers them: a graph
+    // search that "missed" them. Row 64 (in the guard's sample) is the twin of query 5.
+    {
+        let mut state = index.state.write();
+        for row in 30..=64 {
+            let mut meta = meta(&format!("late/r{row}"), &[]);
+            meta.hash = String::new();
+            let source = if row == 64 { &queries[5] } else { &queries[row % 30] };
+            let negated: Vec<f32> =
+                source.iter().map(|x| if row == 64 { *x } else { -x }).collect();
+            let bytes: Vec<u8> = negated.iter().flat_map(|x| x.to_le_bytes()).collect();
+            state.apply(log::Entry::Add { meta, vector: &bytes });
+        }
+        let rows = state.row_count();
+        let graph = state.graph.as_mut().expect("graph");
+        graph.insert(Vec::new(), Vec::new(), rows);
+        assert!(graph.barrier());
+    }
+    assert_eq!(index.wait_for_graph(), Some(65));
+    {
+        let state = index.state.read();
+        assert_eq!(state.guard.len(), 3 * 384, "rows 0, 32 and 64 are in the guard sample");
+        assert_eq!(&state.guard[2 * 384..], state.vector(64, 384));
+    }
+    let found = search(&index, &queries[5], 2);
+    assert_eq!(keys(&found)[0], "late/r64", "found by the scan after the guard fired: {found:?}");
+}
+
+#[test]
 fn distance_never_panics_or_goes_negative() {
     use hnsw_rs::prelude::Distance;
     let v: Vec<f32> = reference().remove(0).1;
