@@ -107,7 +107,7 @@ impl memcore_status {
             Error::Validation { .. } => Self::InvalidArgument,
             Error::NotFound { .. } => Self::NotFound,
             Error::Conflict { .. } => Self::Conflict,
-            Error::Io { .. } => Self::Io,
+            Error::Io { .. } | Error::Storage { .. } => Self::Io,
             Error::Corrupted { .. } => Self::Corrupted,
             Error::Index { .. } => Self::Index,
             Error::Embedding { .. } => Self::Embedding,

@@ -49,6 +49,40 @@ pub enum Versioning {
     Off,
 }
 
+/// Where memories live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// One markdown file per memory under the store directory ([`crate::FileStore`]).
+    #[default]
+    File,
+    /// Git notes under `refs/notes/mem/<namespace>` of the repository holding the store
+    /// directory ([`crate::GitNotesStore`]); collections are namespaces.
+    GitNotes,
+}
+
+/// Settings of the git-notes backend (seed 002).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitNotesConfig {
+    /// The namespaces memories may use (one notes ref each); seed 002's ten by default.
+    pub namespaces: Vec<Collection>,
+    /// The commit new memories are attached to, as a revision; `HEAD` by default.
+    pub commit: String,
+}
+
+impl Default for GitNotesConfig {
+    fn default() -> Self {
+        Self {
+            namespaces: crate::git::DEFAULT_NAMESPACES
+                .iter()
+                .filter_map(|name| Collection::new(*name).ok())
+                .collect(),
+            commit: "HEAD".to_owned(),
+        }
+    }
+}
+
 /// Settings of a store. Every field has a sensible default, so an empty file is valid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -60,8 +94,16 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// The collection used when a memory names none.
     pub default_collection: Collection,
+    /// Where memories live: files (default) or git notes.
+    pub backend: Backend,
+    /// Settings of the git-notes backend.
+    pub git_notes: GitNotesConfig,
     /// How history is kept.
     pub versioning: Versioning,
+    /// With git versioning: commit every change of a memory file (and only that file) to the
+    /// current branch, so that each write is a version. Off by default: your own commits
+    /// make the versions.
+    pub git_autocommit: bool,
     /// How many old versions built-in history keeps per memory.
     pub max_versions: usize,
     /// Size limits.
@@ -96,7 +138,10 @@ impl Default for Config {
             version: 1,
             path: None,
             default_collection: Collection::default(),
+            backend: Backend::default(),
+            git_notes: GitNotesConfig::default(),
             versioning: Versioning::default(),
+            git_autocommit: false,
             max_versions: 10,
             limits: Limits::default(),
             lock_timeout_ms: 60_000,
@@ -166,6 +211,37 @@ pub struct Location {
     pub config_file: Option<PathBuf>,
     /// The settings in force.
     pub config: Config,
+}
+
+impl Location {
+    /// The store at the directory `root`, with the settings of its `config.yaml` when it has
+    /// one (else the defaults), as [`crate::Memcore::open`] opens it. Reads, never writes.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("config.yaml"), "max_versions: 3\n")?;
+    /// let location = memcore::Location::at(dir.path())?;
+    /// assert_eq!(location.config.max_versions, 3);
+    /// assert_eq!(location.config_file, Some(dir.path().join("config.yaml")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Validation`] for an empty path or an invalid `config.yaml`.
+    pub fn at(root: impl Into<PathBuf>) -> Result<Self> {
+        let root = root.into();
+        if root.as_os_str().is_empty() {
+            return Err(Error::validation(
+                "the store path is empty",
+                "give the directory of the store, e.g. `./memories`, or open by scope",
+            ));
+        }
+        let config_file = root.join(GLOBAL_CONFIG_NAME);
+        let on_disk = config_file.is_file();
+        let config = if on_disk { Config::load(&config_file)? } else { Config::default() };
+        Ok(Self { root, config_file: on_disk.then_some(config_file), config })
+    }
 }
 
 /// The global store directory: `$MEMCORE_HOME`, else `$XDG_DATA_HOME/memcore`, else

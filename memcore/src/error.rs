@@ -2,7 +2,8 @@
 //!
 //! Variants are grouped by what the caller can do about them, not by where they came from:
 //! fix the input ([`Error::Validation`]), look elsewhere ([`Error::NotFound`]), retry or
-//! resolve a clash ([`Error::Conflict`]), check the disk ([`Error::Io`]), mend a file by hand
+//! resolve a clash ([`Error::Conflict`]), check the disk or repository ([`Error::Io`],
+//! [`Error::Storage`]), mend a file by hand
 //! ([`Error::Corrupted`]), rebuild derived data ([`Error::Index`]), install the model
 //! ([`Error::Embedding`]) or pick another backend ([`Error::Unsupported`]).
 //!
@@ -72,6 +73,19 @@ pub enum Error {
         #[source]
         source: std::io::Error,
         /// What to check.
+        recovery: String,
+    },
+
+    /// The storage backend failed below the file system: a git repository that is missing,
+    /// empty, locked by another writer or otherwise unusable.
+    #[error("{message}")]
+    Storage {
+        /// What failed.
+        message: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<BoxedSource>,
+        /// What to check or run.
         recovery: String,
     },
 
@@ -207,6 +221,15 @@ impl Error {
         Self::Io { message: message.into(), source, recovery: recovery.into() }
     }
 
+    /// A [`Error::Storage`] error with an optional underlying cause.
+    pub fn storage(
+        message: impl Into<String>,
+        source: Option<BoxedSource>,
+        recovery: impl Into<String>,
+    ) -> Self {
+        Self::Storage { message: message.into(), source, recovery: recovery.into() }
+    }
+
     /// A [`Error::Corrupted`] error for `path` (and `line`, when known).
     pub fn corrupted(
         path: impl Into<PathBuf>,
@@ -259,7 +282,7 @@ impl Error {
             Self::Validation { .. } => Category::Validation,
             Self::NotFound { .. } => Category::NotFound,
             Self::Conflict { .. } => Category::Conflict,
-            Self::Io { .. } => Category::Storage,
+            Self::Io { .. } | Self::Storage { .. } => Category::Storage,
             Self::Corrupted { .. } => Category::Parse,
             Self::Index { .. } => Category::Index,
             Self::Embedding { .. } => Category::Embedding,
@@ -274,6 +297,7 @@ impl Error {
             | Self::NotFound { recovery, .. }
             | Self::Conflict { recovery, .. }
             | Self::Io { recovery, .. }
+            | Self::Storage { recovery, .. }
             | Self::Corrupted { recovery, .. }
             | Self::Index { recovery, .. }
             | Self::Embedding { recovery, .. }
@@ -299,6 +323,7 @@ mod tests {
             Error::not_found("memory 'x'", "list memories"),
             Error::conflict("exists", "use replace"),
             Error::io("reading /x", std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
+            Error::storage("repository has no commits", None, "create an initial commit"),
             Error::corrupted("/s/a.md", Some(3), "bad yaml", "fix line 3"),
             Error::index("broken", None, "run reindex"),
             Error::embedding("no model", None, "run setup"),
@@ -311,6 +336,7 @@ mod tests {
                 Category::Validation,
                 Category::NotFound,
                 Category::Conflict,
+                Category::Storage,
                 Category::Storage,
                 Category::Parse,
                 Category::Index,

@@ -42,7 +42,8 @@
 //!
 //! ## Map of the crate
 //!
-//! - [`Memcore`] and [`MemcoreBuilder`]: the entry point; open by path or by [`Scope`].
+//! - [`Memcore`] and [`MemcoreBuilder`]: the entry point; open by path or by [`Scope`];
+//!   [`Stats`] counts what a store holds.
 //! - [`Memory`], [`NewMemory`], [`MemoryUpdate`], [`MemoryId`], [`Collection`], [`Status`]:
 //!   the data model.
 //! - [`MemoryStore`]: the backend contract; [`FileStore`] the markdown backend.
@@ -59,27 +60,34 @@ mod embed;
 mod error;
 mod filter;
 mod format;
+mod git;
 mod index;
 mod memcore;
 mod memory;
 mod search;
+mod stats;
 mod store;
 
 pub use config::{
-    Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, Location,
-    PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
+    Backend, Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, GitNotesConfig,
+    Location, PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
 };
 pub use embed::{Embedder, ModelFiles, OnnxEmbedder};
 pub use error::{BoxedSource, Category, Error, Result};
 pub use filter::Filter;
 pub use format::{Format, parse_timestamp};
-pub use index::{IndexDiff, Progress, RepairReport, VerifyReport};
+pub use git::{
+    ChangedFile, CommitInfo, DEFAULT_NAMESPACES, GitNotesStore, Hydrated, HydrationLevel,
+    MAX_HYDRATED_FILE_BYTES, MAX_HYDRATED_FILES, NOTES_REF_PREFIX,
+};
+pub use index::{IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
 pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
 pub use memory::{
     Collection, FIELD_NAMES, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId,
     MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
+pub use stats::Stats;
 pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};
 
 /// The README's Rust examples, compiled as doc tests so they stay true.

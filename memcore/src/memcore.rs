@@ -6,8 +6,11 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use crate::config::{self, Config, GLOBAL_CONFIG_NAME, Location, Scope};
-use crate::index::{EmbedderChoice, Indexes, Progress, RepairReport, VerifyReport, doc_key};
+use crate::config::{self, Backend, Config, Location, Scope};
+use crate::git::{GitNotesStore, Hydrated, HydrationLevel};
+use crate::index::{
+    EmbedderChoice, Indexes, Progress, RepairReport, SyncReport, VerifyReport, doc_key,
+};
 use crate::search::engine::{self, SearchContext};
 use crate::search::query_cache::QueryCache;
 use crate::store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version};
@@ -71,6 +74,7 @@ pub struct MemcoreBuilder {
     scope: Scope,
     start_dir: Option<PathBuf>,
     config: Option<Config>,
+    backend: Option<Backend>,
     clock: Option<Clock>,
     embedder: Option<Arc<dyn Embedder>>,
 }
@@ -107,6 +111,28 @@ impl MemcoreBuilder {
     }
 
     /// The embedder for semantic search, instead of the default ONNX model.
+    /// Uses this backend whatever the config says. With [`Backend::GitNotes`] the path (or
+    /// scope) is any directory inside the repository; its notes are the store and the
+    /// indexes live in `.git/memcore/`.
+    ///
+    /// ```
+    /// use memcore::{Backend, Memcore, NewMemory};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let repo = git2::Repository::init(dir.path())?;
+    /// # let sig = git2::Signature::now("t", "t@example.com")?;
+    /// # let tree = repo.find_tree(repo.index()?.write_tree()?)?;
+    /// # repo.commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])?;
+    /// let memcore = Memcore::builder().path(dir.path()).backend(Backend::GitNotes).open()?;
+    /// let stored = memcore.put(NewMemory::new("Use PostgreSQL.").collection("decisions"))?;
+    /// assert!(stored.id.as_str().starts_with("decisions:"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = Some(backend);
+        self
+    }
+
+    /// Uses this embedder instead of the default model (tests, custom models).
     pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         self.embedder = Some(embedder);
         self
@@ -116,18 +142,7 @@ impl MemcoreBuilder {
     /// indexes (replaying work a crash interrupted; rebuilding a damaged index).
     pub fn open(self) -> Result<Memcore> {
         let mut location = match self.path {
-            Some(root) if root.as_os_str().is_empty() => {
-                return Err(Error::validation(
-                    "the store path is empty",
-                    "give the directory of the store, e.g. `./memories`, or open by scope",
-                ));
-            }
-            Some(root) => {
-                let config_file = root.join(GLOBAL_CONFIG_NAME);
-                let on_disk = config_file.is_file();
-                let config = if on_disk { Config::load(&config_file)? } else { Config::default() };
-                Location { root, config_file: on_disk.then_some(config_file), config }
-            }
+            Some(root) => Location::at(root)?,
             None => {
                 let start = match self.start_dir {
                     Some(dir) => dir,
@@ -141,7 +156,20 @@ impl MemcoreBuilder {
         if let Some(config) = self.config {
             location.config = config;
         }
-        let store = FileStore::open(&location.root, &location.config)?;
+        if let Some(backend) = self.backend {
+            location.config.backend = backend;
+        }
+        let (store, index_dir): (Box<dyn MemoryStore>, PathBuf) = match location.config.backend {
+            Backend::File => {
+                let store = FileStore::open(&location.root, &location.config)?;
+                (Box::new(store), location.root.join(PRIVATE_DIR).join("index"))
+            }
+            Backend::GitNotes => {
+                let store = GitNotesStore::open(&location.root, &location.config)?;
+                let index_dir = store.private_dir().join("index");
+                (Box::new(store), index_dir)
+            }
+        };
         let embedding = &location.config.embedding;
         let choice = match self.embedder {
             Some(embedder) => EmbedderChoice::Given(embedder),
@@ -150,16 +178,21 @@ impl MemcoreBuilder {
             }
             None => EmbedderChoice::Off,
         };
-        let index_dir = location.root.join(PRIVATE_DIR).join("index");
         let lock_timeout = Duration::from_millis(location.config.lock_timeout_ms);
-        let indexes = Indexes::open(&index_dir, &store, choice, lock_timeout)?;
-        Ok(Memcore {
-            store: Box::new(store),
+        let indexes = Indexes::open(&index_dir, store.as_ref(), choice, lock_timeout)?;
+        let memcore = Memcore {
+            store,
             indexes,
             query_cache: QueryCache::default(),
             location,
             clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
-        })
+        };
+        // A store that can say what changed (git notes fetched from another clone) is synced
+        // on open; for the others this is free.
+        if memcore.store.change_cursor()?.is_some() {
+            memcore.sync()?;
+        }
+        Ok(memcore)
     }
 }
 
@@ -285,6 +318,11 @@ impl Memcore {
             .into_iter()
             .map(|m| m.into_memory(&config.default_collection, &config.limits, now))
             .collect::<Result<Vec<_>>>()?;
+        self.write_memories(memories, mode)
+    }
+
+    /// Stores validated memories and indexes them, journaled.
+    fn write_memories(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
         let keys: Vec<String> = memories.iter().map(doc_key).collect();
         let _guard = self.indexes.lock()?;
         self.indexes.journal().begin(&keys)?;
@@ -444,9 +482,65 @@ impl Memcore {
         self.store.versions(collection.as_ref(), &id)
     }
 
-    /// The memory at `reference` as it was at `rev` (see [`Version::rev`]).
+    /// The memory at `reference` as it was at `rev` (see [`Version::rev`]): a version
+    /// number for built-in history; any revision (`HEAD~2`, a commit id, a tag) for git
+    /// history; [`Memcore::CURRENT`] for the memory as it is now.
     pub fn get_version(&self, reference: &str, rev: &str) -> Result<Memory> {
         let (collection, id) = parse_ref(reference)?;
+        if rev == Self::CURRENT {
+            return self.store.get(collection.as_ref(), &id).map(Arc::unwrap_or_clone);
+        }
         self.store.get_version(collection.as_ref(), &id, rev)
+    }
+
+    /// The revision that names a memory as it is now, for [`Memcore::get_version`] and
+    /// [`Memcore::diff`].
+    pub const CURRENT: &'static str = "current";
+
+    /// A unified diff of the memory file at `reference` between the revisions `from` and `to`
+    /// (as for [`Memcore::get_version`]); empty when they do not differ. Works the same for
+    /// git and built-in history.
+    ///
+    /// ```
+    /// use memcore::{Memcore, MemoryUpdate, NewMemory};
+    /// # let dir = tempfile::tempdir()?;
+    /// let memcore = Memcore::open(dir.path())?;
+    /// memcore.put(NewMemory::new("first text").id("note"))?;
+    /// memcore.update("note", MemoryUpdate::new().content("second text"))?;
+    /// let diff = memcore.diff("note", "1", Memcore::CURRENT)?;
+    /// assert!(diff.contains("-first text") && diff.contains("+second text"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn diff(&self, reference: &str, from: &str, to: &str) -> Result<String> {
+        let old = self.get_version(reference, from)?;
+        let new = self.get_version(reference, to)?;
+        crate::git::unified_diff(&old, &new, from, to)
+    }
+
+    /// Writes the memory at `reference` back as it was at `rev`: a new version whose fields
+    /// and content are those of `rev` (nothing is lost: the current one stays in history; a
+    /// git-versioned store with `git_autocommit` commits it).
+    pub fn restore_version(&self, reference: &str, rev: &str) -> Result<Memory> {
+        let mut old = self.get_version(reference, rev)?;
+        old.updated_at = self.now();
+        let mut stored = self.write_memories(vec![old], PutMode::Upsert)?;
+        stored
+            .pop()
+            .ok_or_else(|| Error::index("restore stored nothing", None, "report this as a bug"))
+    }
+
+    /// The memory at `reference` with as much context as `level` asks for (seed 002's
+    /// progressive hydration): with the git-notes backend the whole note and its commit, then
+    /// the files that commit changed.
+    pub fn hydrate(&self, reference: &str, level: HydrationLevel) -> Result<Hydrated> {
+        let (collection, id) = parse_ref(reference)?;
+        self.store.hydrate(collection.as_ref(), &id, level)
+    }
+
+    /// Brings the indexes level with changes made behind memcore's back, such as git notes
+    /// fetched from another clone: only what changed since the last sync when the backend
+    /// can tell (git notes), else a full [`Memcore::repair`]. Runs on open for git notes.
+    pub fn sync(&self) -> Result<SyncReport> {
+        self.indexes.sync(self.store.as_ref())
     }
 }

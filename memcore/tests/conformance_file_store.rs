@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod conformance;
+mod gitrepo;
 
 use memcore::{Config, FileStore, Versioning};
 
@@ -17,6 +18,20 @@ fn store_with(versioning: Versioning) -> (FileStore, tempfile::TempDir) {
 mod builtin_history {
     use super::*;
     conformance_suite!(store_with(Versioning::Builtin), history: true);
+}
+
+/// A store inside a git work tree, committing every write: git is the history.
+fn store_in_git() -> (FileStore, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    gitrepo::init_with_commit(dir.path());
+    let config = Config { versioning: Versioning::Auto, git_autocommit: true, ..Config::default() };
+    let store = FileStore::open(dir.path().join("memories"), &config).expect("store opens");
+    (store, dir)
+}
+
+mod git_history {
+    use super::*;
+    conformance_suite!(store_in_git(), history: true);
 }
 
 mod no_history {

@@ -35,7 +35,7 @@ struct Document<'a> {
 }
 
 /// A parse failure, located in the file: 1-based line and message.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ParseError {
     /// The 1-based line of the problem, when known.
     pub(crate) line: Option<usize>,
@@ -44,7 +44,7 @@ pub(crate) struct ParseError {
 }
 
 impl ParseError {
-    fn at(line: Option<usize>, message: impl Into<String>) -> Self {
+    pub(crate) fn at(line: Option<usize>, message: impl Into<String>) -> Self {
         Self { line, message: message.into() }
     }
 
@@ -60,7 +60,7 @@ impl ParseError {
     }
 }
 
-type ParseResult<T> = std::result::Result<T, ParseError>;
+pub(crate) type ParseResult<T> = std::result::Result<T, ParseError>;
 
 /// The frontmatter starts on line 2 of the file (line 1 is `---`).
 const YAML_FIRST_LINE: usize = 2;
@@ -106,20 +106,27 @@ struct Fields {
 }
 
 fn parse_fields(yaml: &str) -> ParseResult<Fields> {
+    fields_of(parse_mapping(yaml, YAML_FIRST_LINE)?)
+}
+
+/// Parses frontmatter YAML into its mapping; `first_line` is the 1-based line of the YAML's
+/// first line in its file, so that errors point at the right line.
+pub(crate) fn parse_mapping(yaml: &str, first_line: usize) -> ParseResult<Mapping> {
     let root: Value = serde_yaml::from_str(yaml).map_err(|e| {
-        let line = e.location().map(|l| l.line() + YAML_FIRST_LINE - 1);
-        ParseError::at(line.or(Some(YAML_FIRST_LINE)), format!("invalid YAML frontmatter: {e}"))
+        let line = e.location().map(|l| l.line() + first_line - 1);
+        ParseError::at(line.or(Some(first_line)), format!("invalid YAML frontmatter: {e}"))
     })?;
-    let mapping = match root {
-        Value::Mapping(mapping) => mapping,
-        Value::Null => Mapping::new(),
-        _ => {
-            return Err(ParseError::at(
-                Some(YAML_FIRST_LINE),
-                "the frontmatter must be a YAML mapping of `key: value` lines",
-            ));
-        }
-    };
+    match root {
+        Value::Mapping(mapping) => Ok(mapping),
+        Value::Null => Ok(Mapping::new()),
+        _ => Err(ParseError::at(
+            Some(first_line),
+            "the frontmatter must be a YAML mapping of `key: value` lines",
+        )),
+    }
+}
+
+fn fields_of(mapping: Mapping) -> ParseResult<Fields> {
     let mut fields = Fields::default();
     for (key, value) in mapping {
         let Value::String(key) = key else {
@@ -260,11 +267,33 @@ pub(crate) fn parse_memory(
         Some(yaml) => parse_fields(yaml)?,
         None => Fields::default(),
     };
-    let created_at = fields.created_at.unwrap_or(file_time);
-    Ok(Memory {
+    Ok(memory_of(fields, doc.body, collection, id, file_time))
+}
+
+/// Reads a memory from frontmatter already parsed into `mapping` and its markdown `body`,
+/// as [`parse_memory`] does.
+pub(crate) fn memory_from_mapping(
+    mapping: Mapping,
+    body: &str,
+    collection: &Collection,
+    id: &MemoryId,
+    default_time: Timestamp,
+) -> ParseResult<Memory> {
+    Ok(memory_of(fields_of(mapping)?, body, collection, id, default_time))
+}
+
+fn memory_of(
+    fields: Fields,
+    body: &str,
+    collection: &Collection,
+    id: &MemoryId,
+    default_time: Timestamp,
+) -> Memory {
+    let created_at = fields.created_at.unwrap_or(default_time);
+    Memory {
         id: id.clone(),
         collection: collection.clone(),
-        title: fields.title.unwrap_or_else(|| super::derive_title(doc.body, id)),
+        title: fields.title.unwrap_or_else(|| super::derive_title(body, id)),
         summary: fields.summary,
         kind: fields.kind,
         status: fields.status.unwrap_or_default(),
@@ -280,8 +309,8 @@ pub(crate) fn parse_memory(
         importance: fields.importance,
         version: fields.version.unwrap_or(1).max(1),
         metadata: fields.metadata,
-        content: doc.body.to_owned(),
-    })
+        content: body.to_owned(),
+    }
 }
 
 /// Reads a markdown document that may carry frontmatter (a file being imported) into a
@@ -322,6 +351,17 @@ pub(crate) fn parse_new_memory(text: &str) -> Result<NewMemory> {
 
 /// Writes a memory as a file: frontmatter in a fixed key order, then the body verbatim.
 pub(crate) fn to_markdown(memory: &Memory) -> String {
+    format!("---\n{}---\n{}", yaml_text(&memory_mapping(memory)), memory.content)
+}
+
+/// YAML text of a frontmatter mapping, ending in a newline.
+pub(crate) fn yaml_text(mapping: &Mapping) -> String {
+    // Serialising a mapping of strings, numbers and sequences cannot fail.
+    serde_yaml::to_string(mapping).unwrap_or_default()
+}
+
+/// The frontmatter of `memory` as a mapping, keys in the fixed order files use.
+pub(crate) fn memory_mapping(memory: &Memory) -> Mapping {
     let mut map = Mapping::new();
     let mut put = |key: &str, value: Value| {
         map.insert(Value::String(key.to_owned()), value);
@@ -366,9 +406,7 @@ pub(crate) fn to_markdown(memory: &Memory) -> String {
         // A JSON value always converts to YAML; `Null` is the impossible fallback.
         put(key, serde_yaml::to_value(value).unwrap_or(Value::Null));
     }
-    // Serialising a mapping of strings, numbers and sequences cannot fail.
-    let yaml = serde_yaml::to_string(&map).unwrap_or_default();
-    format!("---\n{yaml}---\n{}", memory.content)
+    map
 }
 
 #[cfg(test)]

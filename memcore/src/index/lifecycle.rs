@@ -142,6 +142,20 @@ pub struct RepairReport {
     pub removed: usize,
 }
 
+/// What [`crate::Memcore::sync`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SyncReport {
+    /// Memories whose index entries were brought level with the store (changed or removed).
+    pub synced: usize,
+    /// Whether the whole store was compared (first sync, or the store cannot say what
+    /// changed) instead of only what changed since the last sync.
+    pub full: bool,
+}
+
+/// The file, in the index directory, holding the store's change cursor at the last sync.
+const SYNC_CURSOR_FILE: &str = "sync-cursor";
+
 /// Progress of a [`crate::Memcore::reindex`]: memories done out of the total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -407,6 +421,36 @@ impl Indexes {
         let all: Vec<String> = stale.iter().chain(&orphaned).cloned().collect();
         self.sync_keys(store, &all)?;
         Ok(RepairReport { reindexed: stale.len(), removed: orphaned.len() })
+    }
+
+    /// Brings the indexes level with changes made to the store behind memcore's back (notes
+    /// fetched from another clone, edits by other tools): only what changed since the last
+    /// sync when the store can tell, else a full [`Indexes::repair`].
+    pub(crate) fn sync(&self, store: &dyn MemoryStore) -> Result<SyncReport> {
+        let Some(cursor) = store.change_cursor()? else {
+            let repaired = self.repair(store)?;
+            return Ok(SyncReport { synced: repaired.reindexed + repaired.removed, full: true });
+        };
+        let cursor_file = self.dir.join(SYNC_CURSOR_FILE);
+        let saved = std::fs::read_to_string(&cursor_file).ok();
+        let changed = match saved.as_deref() {
+            Some(saved) if saved == cursor => return Ok(SyncReport::default()),
+            Some(saved) => store.changed_since(saved).ok(),
+            None => None,
+        };
+        let report = match changed {
+            Some(keys) => {
+                let _guard = self.lock.acquire()?;
+                self.sync_keys(store, &keys)?;
+                SyncReport { synced: keys.len(), full: false }
+            }
+            None => {
+                let repaired = self.repair(store)?;
+                SyncReport { synced: repaired.reindexed + repaired.removed, full: true }
+            }
+        };
+        crate::store::fsutil::write_atomic(&cursor_file, cursor.as_bytes())?;
+        Ok(report)
     }
 
     /// Makes other processes' committed changes visible and replays interrupted work. A

@@ -11,6 +11,6 @@ mod vector;
 
 pub(crate) use doc::{DocFilter, DocMeta, IndexDoc, content_hash, doc_key};
 pub(crate) use lifecycle::{EmbedderChoice, Indexes};
-pub use lifecycle::{IndexDiff, Progress, RepairReport, VerifyReport};
+pub use lifecycle::{IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
 pub(crate) use text::TextIndex;
 pub(crate) use vector::VectorIndex;

@@ -85,6 +85,13 @@ impl MemoryId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id of the memory at `index` of the note on `commit` (full hex) in `namespace` of
+    /// the git-notes store: `namespace:commit:index`, valid by construction (a collection name,
+    /// hex and digits, at most 64 + 40 + 22 bytes).
+    pub(crate) fn git_locator(namespace: &Collection, commit: &str, index: usize) -> Self {
+        Self(format!("{namespace}:{commit}:{index}"))
+    }
 }
 
 impl Collection {

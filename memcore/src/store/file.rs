@@ -25,6 +25,7 @@ use super::lock::StoreLock;
 use super::{MemoryStore, PutMode, TrashEntry, Version, Visitor, history, trash};
 use crate::config::{Config, Versioning};
 use crate::format::frontmatter::{parse_memory, to_markdown};
+use crate::git::history::{GitHistory, WORKTREE_REV};
 use crate::{Collection, Error, Limits, Memory, MemoryId, MemoryUpdate, Result, Timestamp};
 
 /// The store's private folder (lock, and the derived indexes of later layers).
@@ -33,10 +34,10 @@ const LOCK_FILE: &str = "lock";
 const MEMORY_EXT: &str = ".md";
 
 /// Where history is kept, decided when the store is opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 enum HistoryMode {
     Builtin { max_versions: usize },
-    Git,
+    Git(GitHistory),
     Off,
 }
 
@@ -86,11 +87,22 @@ impl FileStore {
         create_private_dir_all(&root.join(PRIVATE_DIR))?;
         let history = match config.versioning {
             Versioning::Off => HistoryMode::Off,
-            Versioning::Git => HistoryMode::Git,
-            Versioning::Auto if history::inside_git_work_tree(&root) => HistoryMode::Git,
-            Versioning::Auto | Versioning::Builtin => {
+            Versioning::Auto if !history::inside_git_work_tree(&root) => {
                 HistoryMode::Builtin { max_versions: config.max_versions }
             }
+            Versioning::Auto | Versioning::Git => {
+                let git = GitHistory::open(&root, config.git_autocommit)?;
+                // The lock, indexes and trash are this machine's: keep them out of commits.
+                for private in [PRIVATE_DIR, trash::TRASH_DIR] {
+                    create_private_dir_all(&root.join(private))?;
+                    let ignore = root.join(private).join(".gitignore");
+                    if !ignore.exists() {
+                        write_atomic(&ignore, b"*\n")?;
+                    }
+                }
+                HistoryMode::Git(git)
+            }
+            Versioning::Builtin => HistoryMode::Builtin { max_versions: config.max_versions },
         };
         let lock_timeout = Duration::from_millis(config.lock_timeout_ms);
         let lock = StoreLock::new(&root.join(PRIVATE_DIR).join(LOCK_FILE), lock_timeout);
@@ -294,14 +306,39 @@ impl FileStore {
     }
 
     fn history_unavailable(&self, operation: &str) -> Error {
-        let recovery = match self.history {
-            HistoryMode::Git => {
-                "this store is inside a git work tree, whose history memcore does not read yet; \
-                 set `versioning: builtin` in the config to keep history in .versions/"
-            }
-            _ => "set `versioning: builtin` (or `auto`) in the config to keep history",
-        };
-        Error::unsupported(operation, "file (without built-in history)", recovery)
+        Error::unsupported(
+            operation,
+            "file (without history)",
+            "set `versioning: auto` (git inside a work tree, else built-in) in the config",
+        )
+    }
+
+    /// Commits the files a write changed, when the store is versioned by git with autocommit.
+    fn commit(&self, paths: &[&Path], message: impl FnOnce() -> String) -> Result<()> {
+        match &self.history {
+            HistoryMode::Git(git) => git.commit(paths, &message()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The git versions of the memory file at `path`, oldest first.
+    fn git_versions(git: &GitHistory, path: &Path) -> Result<Vec<Version>> {
+        let mut versions: Vec<Version> = git
+            .versions(path)?
+            .into_iter()
+            .map(|v| Version {
+                rev: v.commit.sha,
+                version: None,
+                timestamp: v.commit.time,
+                author: Some(v.commit.author).filter(|a| !a.is_empty()),
+                message: Some(v.commit.message),
+                current: false,
+            })
+            .collect();
+        if let Some(last) = versions.last_mut() {
+            last.current = true;
+        }
+        Ok(versions)
     }
 }
 
@@ -327,6 +364,8 @@ impl MemoryStore for FileStore {
         let _guard = self.lock.acquire()?;
         let memory = self.prepare(memory, mode, &HashMap::new())?;
         self.write(&memory)?;
+        let path = self.memory_path(&memory.collection, &memory.id);
+        self.commit(&[&path], || format!("memcore: put {}/{}", memory.collection, memory.id))?;
         Ok(memory)
     }
 
@@ -352,6 +391,8 @@ impl MemoryStore for FileStore {
             self.cache.forget_file(path);
         }
         fsutil::sync_file_system(&self.root)?;
+        let paths: Vec<&Path> = batch.keys().map(PathBuf::as_path).collect();
+        self.commit(&paths, || format!("memcore: put {} memories", prepared.len()))?;
         Ok(prepared)
     }
 
@@ -375,6 +416,7 @@ impl MemoryStore for FileStore {
         let next = change.apply(&old, &self.limits, now)?;
         self.keep_history(&old, &path)?;
         self.write(&next)?;
+        self.commit(&[&path], || format!("memcore: update {}/{}", next.collection, next.id))?;
         Ok(next)
     }
 
@@ -389,6 +431,7 @@ impl MemoryStore for FileStore {
         let slot = trash::slot(&self.root, &collection, id, now);
         move_durably(&path, &slot)?;
         self.cache.forget_file(&path);
+        self.commit(&[&path], || format!("memcore: delete {collection}/{id}"))?;
         Ok(TrashEntry { collection, id: id.clone(), deleted_at: now, path: slot })
     }
 
@@ -409,6 +452,7 @@ impl MemoryStore for FileStore {
         }
         move_durably(&newest.path, &path)?;
         self.cache.forget_file(&path);
+        self.commit(&[&path], || format!("memcore: restore {}/{id}", newest.collection))?;
         self.read(&path, &newest.collection, id)?
             .ok_or_else(|| not_found(Some(&newest.collection), id))
     }
@@ -454,8 +498,13 @@ impl MemoryStore for FileStore {
         collection: Option<&Collection>,
         id: &MemoryId,
     ) -> Result<Vec<super::Version>> {
-        if !matches!(self.history, HistoryMode::Builtin { .. }) {
-            return Err(self.history_unavailable("versions"));
+        match &self.history {
+            HistoryMode::Off => return Err(self.history_unavailable("versions")),
+            HistoryMode::Git(git) => {
+                let (_, path) = self.load(collection, id)?;
+                return Self::git_versions(git, &path);
+            }
+            HistoryMode::Builtin { .. } => {}
         }
         let (current, _) = self.load(collection, id)?;
         let dir = self.collection_dir(&current.collection);
@@ -474,8 +523,17 @@ impl MemoryStore for FileStore {
         id: &MemoryId,
         rev: &str,
     ) -> Result<Memory> {
-        if !matches!(self.history, HistoryMode::Builtin { .. }) {
-            return Err(self.history_unavailable("get_version"));
+        let (current, path) = match &self.history {
+            HistoryMode::Off => return Err(self.history_unavailable("get_version")),
+            _ => self.load(collection, id)?,
+        };
+        if let HistoryMode::Git(git) = &self.history {
+            if rev == WORKTREE_REV {
+                return Ok((*current).clone());
+            }
+            let text = git.read_at(&path, rev)?;
+            return parse_memory(&text, &current.collection, id, current.updated_at)
+                .map_err(|e| e.into_error(&path));
         }
         let number: u64 = rev.trim_start_matches('v').parse().map_err(|_| {
             Error::validation(
@@ -483,7 +541,6 @@ impl MemoryStore for FileStore {
                 "give a version number such as `2` (see versions)",
             )
         })?;
-        let (current, _) = self.load(collection, id)?;
         if current.version == number {
             return Ok((*current).clone());
         }

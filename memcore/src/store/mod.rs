@@ -21,6 +21,7 @@ use serde::Serialize;
 
 pub use file::{FileStore, PRIVATE_DIR};
 
+use crate::git::{Hydrated, HydrationLevel};
 use crate::{Collection, Error, Memory, MemoryId, MemoryUpdate, Result, Timestamp};
 
 /// What [`MemoryStore::put`] does when the memory already exists.
@@ -140,6 +141,39 @@ pub trait MemoryStore: Send + Sync + Debug {
     ) -> Result<Memory> {
         let _ = (collection, id, rev);
         Err(self.unsupported("get_version"))
+    }
+
+    /// The memory with as much of its context as `level` asks for (seed 002's progressive
+    /// hydration). Backends without git context offer only [`HydrationLevel::Summary`].
+    fn hydrate(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+        level: HydrationLevel,
+    ) -> Result<Hydrated> {
+        match level {
+            HydrationLevel::Summary => {
+                Ok(Hydrated::summary(Arc::unwrap_or_clone(self.get(collection, id)?)))
+            }
+            _ => Err(Error::unsupported(
+                "hydrate beyond the summary level",
+                self.backend(),
+                "use the git-notes backend for commit and file context",
+            )),
+        }
+    }
+
+    /// A token naming the store's current state, for incremental index sync; `None` when the
+    /// backend cannot say what changed since an earlier token (then sync compares everything).
+    fn change_cursor(&self) -> Result<Option<String>> {
+        Ok(None)
+    }
+
+    /// The index keys (`collection/id`) of memories that may have changed since `cursor`, a
+    /// value of [`MemoryStore::change_cursor`].
+    fn changed_since(&self, cursor: &str) -> Result<Vec<String>> {
+        let _ = cursor;
+        Err(self.unsupported("changed_since"))
     }
 
     /// The [`Error::Unsupported`] this backend returns for `operation`.

@@ -146,10 +146,10 @@ pub fn delete_and_restore(store: &dyn MemoryStore) {
 pub fn restore_refuses_to_overwrite(store: &dyn MemoryStore) {
     let stored = store.put(memory(NewMemory::new("old").id("again"), 0), PutMode::Upsert).unwrap();
     store.delete(None, &stored.id, at(1)).unwrap();
-    store.put(memory(NewMemory::new("new").id("again"), 2), PutMode::Upsert).unwrap();
+    let again = store.put(memory(NewMemory::new("new").id("again"), 2), PutMode::Upsert).unwrap();
     let err = store.restore(None, &stored.id).unwrap_err();
     assert_eq!(err.category(), Category::Conflict);
-    assert_eq!(store.get(None, &stored.id).unwrap().content, "new");
+    assert_eq!(store.get(None, &again.id).unwrap().content, "new");
 }
 
 pub fn ambiguous_ids_need_a_collection(store: &dyn MemoryStore) {
