@@ -1,0 +1,284 @@
+//! The command line as clap parses it: global flags, subcommands and their options.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use memcore::{Format, Metadata, SearchMode};
+
+use crate::{exit, input, output};
+
+const LONG_ABOUT: &str = "\
+Persistent, searchable memory for AI agents: markdown memories in a store on disk, found again
+by full-text and semantic search.
+
+Which store: --store PATH, else --local (the project store named by the nearest .memcore.yaml
+walking up from the working directory; `memcore init` writes one), else --global
+($MEMCORE_HOME, else $XDG_DATA_HOME/memcore, else ~/.local/share/memcore). Without a flag the
+project store is used inside a project and the global store elsewhere.
+
+A memory is named by its id, or by collection/id when the id is in several collections.";
+
+/// `memcore`: the global flags and one subcommand.
+#[derive(Debug, Parser)]
+#[command(
+    name = "memcore",
+    version,
+    about = "Persistent, searchable memory for AI agents",
+    long_about = LONG_ABOUT,
+    after_long_help = exit::HELP
+)]
+pub(crate) struct Cli {
+    /// Flags every subcommand takes.
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Flags every subcommand takes: which store, and how to print.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Use the project-local store (nearest .memcore.yaml walking up); an error outside one
+    #[arg(long, global = true, conflicts_with_all = ["global", "store"])]
+    pub(crate) local: bool,
+    /// Use the global store ($MEMCORE_HOME, else $XDG_DATA_HOME/memcore, else
+    /// ~/.local/share/memcore)
+    #[arg(long, global = true, conflicts_with = "store")]
+    pub(crate) global: bool,
+    /// Use the store in this directory (created if missing)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) store: Option<PathBuf>,
+    /// Print the result as one JSON document on stdout, and errors as JSON on stderr
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// Print only the data asked for and errors: no confirmations, notes, warnings or
+    /// progress bar
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+    /// Print more: the store in use, score details, the keys an index lacks
+    #[arg(short, long, global = true)]
+    pub(crate) verbose: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Store a memory from a markdown file (frontmatter in it is read) or `-` for stdin
+    Put(PutArgs),
+    /// Print a memory: ready for a prompt (context), as JSON, or its markdown (raw)
+    Get(GetArgs),
+    /// Change a memory's content, tags or metadata (the old version is kept in history)
+    Update(UpdateArgs),
+    /// Move a memory to the trash (`restore` brings it back)
+    Delete(RefArgs),
+    /// Bring a deleted memory back from the trash, or with --version an earlier version back
+    Restore(RestoreArgs),
+    /// List memories, optionally of one collection and matching key=value filters
+    List(ListArgs),
+    /// Search memories by meaning and by words
+    Search(SearchArgs),
+    /// Show the history of a memory, oldest first
+    Versions(RefArgs),
+    /// Show how a memory changed between two versions, as a unified diff
+    Diff(DiffArgs),
+    /// Rebuild every index from the store
+    Reindex,
+    /// Compare the indexes with the store (exit code 4 when they differ)
+    Verify,
+    /// Re-index what verify finds missing or stale and drop orphaned entries
+    Repair,
+    /// Count the store's memories by collection and status
+    Stats,
+    /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
+    Init,
+    /// Show where the embedding model and ONNX Runtime were found, or how to get them
+    Model,
+}
+
+/// `put`.
+#[derive(Debug, Args)]
+pub(crate) struct PutArgs {
+    /// The markdown file, or `-` for standard input
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+    /// The id (default: from the title, else the first heading, else a content hash)
+    #[arg(long)]
+    pub(crate) id: Option<String>,
+    /// The collection (default: the store's default collection, `memory`)
+    #[arg(long)]
+    pub(crate) collection: Option<String>,
+    /// The title (default: the first heading, else the first line)
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// Tags, comma-separated
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Option<Vec<String>>,
+    /// The primary category
+    #[arg(long)]
+    pub(crate) category: Option<String>,
+    /// Why this memory was written
+    #[arg(long)]
+    pub(crate) context: Option<String>,
+    /// Extra frontmatter keys, as a JSON object, e.g. '{"priority_score": 3}'
+    #[arg(long, value_name = "JSON", value_parser = input::parse_metadata)]
+    pub(crate) metadata: Option<Metadata>,
+    /// Who wrote it (an agent or a person)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) created_by: Option<String>,
+}
+
+/// `get`.
+#[derive(Debug, Args)]
+pub(crate) struct GetArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// How to print it (--json means json)
+    #[arg(long, default_value = "context", value_parser = format_parser())]
+    pub(crate) format: Format,
+    /// An earlier version, as `versions` lists it (REV column)
+    #[arg(long, value_name = "REV")]
+    pub(crate) version: Option<String>,
+}
+
+/// `update`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("change").required(true).multiple(true)
+    .args(["content", "tags", "metadata"])))]
+pub(crate) struct UpdateArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// New content from a markdown file, or `-` for standard input
+    #[arg(long, value_name = "FILE")]
+    pub(crate) content: Option<PathBuf>,
+    /// New tags, comma-separated (replacing the old ones unless --merge-tags)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Option<Vec<String>>,
+    /// Add --tags to the existing tags instead of replacing them
+    #[arg(long, requires = "tags")]
+    pub(crate) merge_tags: bool,
+    /// Extra frontmatter keys to set, as a JSON object; a null value removes a key
+    #[arg(long, value_name = "JSON", value_parser = input::parse_metadata)]
+    pub(crate) metadata: Option<Metadata>,
+}
+
+/// Subcommands that take only a memory.
+#[derive(Debug, Args)]
+pub(crate) struct RefArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+}
+
+/// `restore`.
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// Write this earlier version back as a new version (REV as `versions` lists it),
+    /// instead of bringing the memory back from the trash
+    #[arg(long, value_name = "REV")]
+    pub(crate) version: Option<String>,
+}
+
+/// `diff`.
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// The older version (REV as `versions` lists it; with git any revision, e.g. HEAD~1)
+    #[arg(long, value_name = "REV")]
+    pub(crate) from: String,
+    /// The newer version (default: the memory as it is now)
+    #[arg(long, value_name = "REV", default_value = memcore::Memcore::CURRENT)]
+    pub(crate) to: String,
+}
+
+/// How `list` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ListFormat {
+    /// Aligned columns
+    Table,
+    /// The JSON document --json prints
+    Json,
+}
+
+/// `list`.
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Only this collection
+    #[arg(long)]
+    pub(crate) collection: Option<String>,
+    /// Only memories matching key=value or key=value1,value2 (repeatable; all must match)
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub(crate) filters: Vec<String>,
+    /// How to print (--json means json)
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub(crate) format: ListFormat,
+}
+
+/// `search`.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// What to look for, in words or a question
+    #[arg(value_name = "QUERY")]
+    pub(crate) query: String,
+    /// How to rank: hybrid (words and meaning), semantic (meaning) or text (words, BM25)
+    #[arg(long, default_value = "hybrid", value_parser = mode_parser())]
+    pub(crate) mode: SearchMode,
+    /// Only this collection (repeatable)
+    #[arg(long = "collection", value_name = "COLLECTION")]
+    pub(crate) collections: Vec<String>,
+    /// Only memories matching key=value or key=value1,value2 (repeatable; all must match)
+    #[arg(long = "filter", value_name = "KEY=VALUE")]
+    pub(crate) filters: Vec<String>,
+    /// Only memories with at least one of these tags, comma-separated
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Vec<String>,
+    /// At most this many hits (1 to 1000)
+    #[arg(long, default_value_t = 10)]
+    pub(crate) limit: usize,
+    /// Drop meaning matches whose cosine similarity to the query is below this (-1 to 1;
+    /// semantic and hybrid modes)
+    #[arg(long, value_name = "SIMILARITY", allow_negative_numbers = true)]
+    pub(crate) min_score: Option<f32>,
+}
+
+/// The `--format` values of `get`, parsed by memcore.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(["context", "json", "raw"]).try_map(|s| s.parse::<Format>())
+}
+
+/// The `--mode` values of `search`, parsed by memcore.
+fn mode_parser() -> impl TypedValueParser<Value = SearchMode> {
+    PossibleValuesParser::new(["hybrid", "semantic", "text"]).try_map(|s| s.parse::<SearchMode>())
+}
+
+/// Parses the process's arguments; help and errors are coloured only when both stdout and
+/// stderr are terminals (and `NO_COLOR` is unset).
+pub(crate) fn parse() -> Result<Cli, clap::Error> {
+    let color =
+        if output::color_wanted() { clap::ColorChoice::Always } else { clap::ColorChoice::Never };
+    let matches = Cli::command().color(color).try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// Whether `--json` is among the arguments, for reporting a command line clap rejected.
+pub(crate) fn json_requested() -> bool {
+    std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,86 @@
+//! `reindex`, `verify` and `repair`: looking after the derived indexes.
+
+use memcore::{IndexDiff, Memcore};
+use serde_json::json;
+
+use crate::failure::Failure;
+use crate::output::{Output, memories};
+
+/// `reindex`: rebuilds every index, with a progress bar on a terminal.
+pub(super) fn reindex(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
+    let bar = out.progress_bar();
+    let indexed = memcore.reindex(&mut |progress| {
+        bar.set_length(progress.total as u64);
+        bar.set_position(progress.done as u64);
+    });
+    bar.finish_and_clear();
+    let indexed = indexed?;
+    if out.json() {
+        return out.print_json(&json!({ "indexed": indexed }));
+    }
+    out.confirm(&format!("indexed {}", memories(indexed)))
+}
+
+/// One index's state in a line, and with `-v` the keys that differ.
+fn describe(out: &mut Output, name: &str, diff: &IndexDiff) -> Result<(), Failure> {
+    if diff.is_clean() {
+        return out.line(&format!("{name}: consistent"));
+    }
+    let groups =
+        [("missing", &diff.missing), ("orphaned", &diff.orphaned), ("stale", &diff.mismatched)];
+    let counts: Vec<String> =
+        groups.iter().map(|(what, keys)| format!("{} {what}", keys.len())).collect();
+    out.line(&format!("{name}: {}", counts.join(", ")))?;
+    if out.verbose() {
+        for (what, keys) in groups {
+            for key in keys {
+                out.line(&format!("  {what}: {key}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `verify`: compares every index with the store; exit code 4 when they differ.
+pub(super) fn verify(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
+    let report = memcore.verify()?;
+    let consistent = report.is_consistent();
+    if out.json() {
+        let mut value = serde_json::to_value(&report).unwrap_or_default();
+        value["consistent"] = consistent.into();
+        out.print_json(&value)?;
+    } else {
+        out.line(&format!("store: {}", memories(report.store_count)))?;
+        describe(out, "text index", &report.text)?;
+        match (&report.vectors, &report.vectors_unavailable) {
+            (Some(diff), _) => describe(out, "vector index", diff)?,
+            (None, Some(why)) => out.line(&format!("vector index: not checked: {why}"))?,
+            (None, None) => out.line("vector index: not checked")?,
+        }
+        for err in &report.unreadable {
+            out.warn(&format!("unreadable, not indexed: {err}"));
+        }
+    }
+    if consistent {
+        return Ok(());
+    }
+    Err(memcore::Error::index(
+        "the indexes differ from the store",
+        None,
+        "run `memcore repair` (or `memcore reindex` to rebuild them from scratch)",
+    )
+    .into())
+}
+
+/// `repair`: re-indexes what is missing or stale and drops orphaned entries.
+pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
+    let report = memcore.repair()?;
+    if out.json() {
+        return out.print_json(&report);
+    }
+    out.confirm(&format!(
+        "re-indexed {}, removed {} orphaned index entries",
+        memories(report.reindexed),
+        report.removed
+    ))
+}

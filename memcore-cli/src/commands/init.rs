@@ -1,0 +1,53 @@
+//! `init`: makes the working directory a project with its own store.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use memcore::{Config, DEFAULT_PROJECT_STORE, Memcore, PROJECT_CONFIG_NAMES};
+use serde_json::json;
+
+use crate::cli::GlobalArgs;
+use crate::failure::Failure;
+use crate::output::Output;
+
+/// `init`: creates the store `.memcore/` and then `.memcore.yaml` naming it, so a failure
+/// leaves no config pointing at nothing; refuses to replace an existing project config.
+pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> {
+    if global.global || global.store.is_some() {
+        return Err(Failure::usage(
+            "init makes a project-local store in the working directory; --global and --store \
+             name other stores",
+            "run `memcore init` without --global or --store, in the project's root directory",
+        ));
+    }
+    let dir = crate::store::working_dir()?;
+    if let Some(existing) = PROJECT_CONFIG_NAMES.iter().map(|n| dir.join(n)).find(|p| p.exists()) {
+        return Err(memcore::Error::conflict(
+            format!("{} exists: this directory is a memcore project already", existing.display()),
+            "edit that file to change the project's settings, or remove it to start over",
+        )
+        .into());
+    }
+    let config = Config { path: Some(PathBuf::from(DEFAULT_PROJECT_STORE)), ..Config::default() };
+    let store = dir.join(DEFAULT_PROJECT_STORE);
+    Memcore::builder().path(&store).config(config.clone()).open()?;
+
+    let config_file = dir.join(PROJECT_CONFIG_NAMES[0]);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&config_file)
+        .and_then(|mut file| file.write_all(config.to_yaml().as_bytes()));
+    written.map_err(|err| {
+        memcore::Error::io(format!("writing the project config {}", config_file.display()), err)
+    })?;
+
+    if out.json() {
+        return out.print_json(&json!({ "config_file": config_file, "store": store }));
+    }
+    out.confirm(&format!(
+        "initialised a project store: {} (settings in {})",
+        store.display(),
+        config_file.display()
+    ))
+}

@@ -1,0 +1,53 @@
+//! The subcommands, one module per concern; each calls memcore and prints the result.
+
+mod history;
+mod index;
+mod init;
+mod model;
+mod read;
+mod search;
+mod stats;
+mod write;
+
+use memcore::Memcore;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::failure::Failure;
+use crate::output::Output;
+use crate::store;
+
+/// Runs the subcommand `cli` names.
+pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
+    let global = &cli.global;
+    match cli.command {
+        Command::Put(args) => write::put(&open(global, out)?, args, out),
+        Command::Get(args) => read::get(&open(global, out)?, &args, out),
+        Command::Update(args) => write::update(&open(global, out)?, args, out),
+        Command::Delete(args) => write::delete(&open(global, out)?, &args.reference, out),
+        Command::Restore(args) => write::restore(&open(global, out)?, &args, out),
+        Command::List(args) => read::list(&open(global, out)?, &args, out),
+        Command::Search(args) => search::run(&open(global, out)?, args, out),
+        Command::Versions(args) => history::versions(&open(global, out)?, &args.reference, out),
+        Command::Diff(args) => history::diff(&open(global, out)?, &args, out),
+        Command::Reindex => index::reindex(&open(global, out)?, out),
+        Command::Verify => index::verify(&open(global, out)?, out),
+        Command::Repair => index::repair(&open(global, out)?, out),
+        Command::Stats => stats::run(&open(global, out)?, out),
+        Command::Init => init::run(global, out),
+        Command::Model => model::run(global, out),
+    }
+}
+
+/// Opens the store; with `-v` says which one.
+fn open(global: &GlobalArgs, out: &mut Output) -> Result<Memcore, Failure> {
+    let memcore = store::open(global)?;
+    if out.verbose() {
+        let location = memcore.location();
+        let settings = match &location.config_file {
+            Some(file) => format!("settings from {}", file.display()),
+            None => "default settings".to_owned(),
+        };
+        out.note(&format!("store: {} ({settings})", location.root.display()));
+    }
+    Ok(memcore)
+}

@@ -1,0 +1,69 @@
+//! `search`: hybrid, semantic or full-text search with filters.
+
+use memcore::{Memcore, Query};
+
+use crate::cli::SearchArgs;
+use crate::failure::Failure;
+use crate::output::{Output, memory_ref};
+
+/// An optional number for a table cell: blank when absent.
+fn cell<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// `search QUERY`: the best hits first; warnings (e.g. no model, so text only) on stderr.
+pub(super) fn run(memcore: &Memcore, args: SearchArgs, out: &mut Output) -> Result<(), Failure> {
+    let mut query = Query::new(args.query).mode(args.mode).limit(args.limit).tags_any(args.tags);
+    for collection in args.collections {
+        query = query.collection(collection);
+    }
+    for filter in &args.filters {
+        query = query.filter(filter)?;
+    }
+    if let Some(min) = args.min_score {
+        query = query.min_similarity(min);
+    }
+    let results = memcore.search(&query)?;
+    if out.json() {
+        return out.print_json(&results);
+    }
+    for warning in &results.warnings {
+        out.warn(warning);
+    }
+    if results.hits.is_empty() {
+        out.note("no memories match");
+        return Ok(());
+    }
+    let mut headers = vec!["SCORE", "REF", "TITLE", "TAGS"];
+    if out.verbose() {
+        headers.extend(["TEXT#", "BM25", "VECTOR#", "SIMILARITY", "RECENCY"]);
+    }
+    let rows: Vec<Vec<String>> = results
+        .hits
+        .iter()
+        .map(|hit| {
+            let m = &hit.memory;
+            let mut row = vec![
+                format!("{:.4}", hit.score),
+                memory_ref(&m.collection, &m.id),
+                m.title.clone(),
+                m.tags.join(","),
+            ];
+            if out.verbose() {
+                let parts = &hit.parts;
+                row.extend([
+                    cell(parts.text_rank),
+                    cell(parts.text_score.map(|s| format!("{s:.3}"))),
+                    cell(parts.vector_rank),
+                    cell(parts.vector_similarity.map(|s| format!("{s:.3}"))),
+                    format!("{:.3}", parts.recency),
+                ]);
+            }
+            row
+        })
+        .collect();
+    if out.verbose() {
+        out.note(&format!("mode: {}", results.mode));
+    }
+    out.table(&headers, &rows)
+}

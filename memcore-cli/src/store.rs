@@ -1,0 +1,41 @@
+//! The store the global flags name: `--store PATH`, `--local`, `--global`, or by detection.
+
+use std::path::PathBuf;
+
+use memcore::{Location, Memcore, Scope};
+
+use crate::cli::GlobalArgs;
+use crate::failure::Failure;
+
+/// The scope `--local` / `--global` ask for (detection without either).
+fn scope(global: &GlobalArgs) -> Scope {
+    match (global.local, global.global) {
+        (true, _) => Scope::Local,
+        (_, true) => Scope::Global,
+        _ => Scope::Auto,
+    }
+}
+
+/// The working directory, where detection starts and `init` writes.
+pub(crate) fn working_dir() -> Result<PathBuf, Failure> {
+    std::env::current_dir()
+        .map_err(|err| memcore::Error::io("reading the working directory", err).into())
+}
+
+/// Opens the store the flags name, creating it if missing.
+pub(crate) fn open(global: &GlobalArgs) -> Result<Memcore, Failure> {
+    let builder = match &global.store {
+        Some(path) => Memcore::builder().path(path),
+        None => Memcore::builder().scope(scope(global)).start_dir(working_dir()?),
+    };
+    Ok(builder.open()?)
+}
+
+/// Where the store the flags name is, and its settings, without opening or creating it.
+pub(crate) fn locate(global: &GlobalArgs) -> Result<Location, Failure> {
+    let location = match &global.store {
+        Some(path) => Location::at(path)?,
+        None => memcore::locate(scope(global), &working_dir()?)?,
+    };
+    Ok(location)
+}

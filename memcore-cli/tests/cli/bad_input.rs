@@ -1,0 +1,123 @@
+//! Bad input: each is an error with a hint and the documented exit code, and nothing is
+//! written.
+
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::{Sandbox, json_error};
+
+/// A sandbox whose store holds one memory, `keep`.
+fn with_one_memory() -> Sandbox {
+    let sandbox = Sandbox::new();
+    sandbox.put("Keep me.", &["--id", "keep"]);
+    sandbox
+}
+
+/// Runs `args` on the store with `stdin`, expects exit `code` with a hint, and checks that
+/// no file changed.
+fn rejected(sandbox: &Sandbox, args: &[&str], stdin: &str, code: i32) -> serde_json::Value {
+    let before = sandbox.snapshot();
+    sandbox.run(args).write_stdin(stdin).assert().code(code).stderr(contains("error"));
+    let output = sandbox.run(args).arg("--json").write_stdin(stdin).output().unwrap();
+    assert_eq!(output.status.code(), Some(code), "{args:?}");
+    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
+    let error = json_error(&output);
+    assert!(sandbox.snapshot() == before, "{args:?} changed files");
+    error
+}
+
+#[test]
+fn unknown_flags_and_bad_values_are_usage_errors() {
+    let sandbox = with_one_memory();
+    let error = rejected(&sandbox, &["put", "-", "--tag", "x"], "text", 2);
+    assert_eq!(error["category"], "USAGE");
+    assert!(error["recovery"].as_str().unwrap().contains("--tags"), "{error}");
+    rejected(&sandbox, &["--bogus", "list"], "", 2);
+    rejected(&sandbox, &["frobnicate"], "", 2);
+    rejected(&sandbox, &["get", "keep", "--format", "xml"], "", 2);
+    rejected(&sandbox, &["list", "--format", "yaml"], "", 2);
+    rejected(&sandbox, &["search", "x", "--limit", "many"], "", 2);
+    // update needs something to change; --merge-tags needs --tags.
+    rejected(&sandbox, &["update", "keep"], "", 2);
+    rejected(&sandbox, &["update", "keep", "--merge-tags", "--content", "-"], "new", 2);
+    sandbox.run(&["--bogus"]).assert().code(2).stderr(contains("Usage:"));
+}
+
+#[test]
+fn missing_files_are_usage_errors() {
+    let sandbox = with_one_memory();
+    let error = rejected(&sandbox, &["put", "no-such-file.md"], "", 2);
+    assert!(error["message"].as_str().unwrap().contains("no-such-file.md"), "{error}");
+    rejected(&sandbox, &["update", "keep", "--content", "no-such-file.md"], "", 2);
+    std::fs::create_dir(sandbox.path().join("a-directory")).unwrap();
+    rejected(&sandbox, &["put", "a-directory"], "", 2);
+}
+
+#[test]
+fn invalid_metadata_json_is_rejected() {
+    let sandbox = with_one_memory();
+    rejected(&sandbox, &["put", "-", "--metadata", "{oops"], "text", 2);
+    let error = rejected(&sandbox, &["put", "-", "--metadata", "[1, 2]"], "text", 2);
+    assert!(error["message"].as_str().unwrap().contains("JSON object"), "{error}");
+    rejected(&sandbox, &["update", "keep", "--metadata", "not json"], "", 2);
+    // Valid JSON, but a key that is a memory field: memcore refuses it.
+    let error = rejected(&sandbox, &["put", "-", "--metadata", r#"{"tags": 1}"#], "text", 3);
+    assert_eq!(error["category"], "VALIDATION");
+}
+
+#[test]
+fn invalid_ids_and_input_memcore_rejects_are_validation_errors() {
+    let sandbox = with_one_memory();
+    for args in [
+        &["put", "-", "--id", "../escape"][..],
+        &["put", "-", "--collection", ".trash"],
+        &["get", "../../etc/passwd"],
+        &["update", "Bad Id", "--tags", "x"],
+        &["delete", "a/b/c"],
+        &["search", "   "],
+        &["list", "--filter", "no-equals-sign"],
+    ] {
+        let error = rejected(&sandbox, args, "text", 3);
+        assert_eq!(error["category"], "VALIDATION", "{args:?}");
+    }
+    rejected(&sandbox, &["put", "-"], "   \n", 3);
+    rejected(&sandbox, &["get", "missing"], "", 1);
+    rejected(&sandbox, &["versions", "missing"], "", 1);
+}
+
+#[test]
+fn a_store_path_that_is_a_file_is_rejected_with_a_hint() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.path().join("not-a-dir");
+    std::fs::write(&file, "precious").unwrap();
+    let before = sandbox.snapshot();
+    let output =
+        sandbox.bare_in(sandbox.path()).args(["--store", "not-a-dir", "list", "--json"]).output();
+    let output = output.unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let error = json_error(&output);
+    assert!(error["recovery"].as_str().unwrap().contains("directory"), "{error}");
+    sandbox
+        .bare_in(sandbox.path())
+        .args(["--store", "not-a-dir", "put", "-"])
+        .write_stdin("text")
+        .assert()
+        .code(3)
+        .stderr(contains("not a directory").and(contains("hint:")));
+    assert!(sandbox.snapshot() == before, "nothing written");
+}
+
+#[test]
+fn help_documents_the_exit_codes_and_json_errors() {
+    let sandbox = Sandbox::new();
+    let help = sandbox.bare_in(sandbox.path()).arg("--help").assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(help.contains("Exit codes:"), "{help}");
+    for code in
+        ["0  success", "1  not found", "2  usage", "3  validation", "4  storage", "5  other"]
+    {
+        assert!(help.contains(code), "--help lacks {code:?}");
+    }
+    assert!(help.contains(r#"{"error": {"category", "message", "recovery", "exit_code"}}"#));
+    sandbox.bare_in(sandbox.path()).arg("--version").assert().success().stdout(contains("0.1"));
+}

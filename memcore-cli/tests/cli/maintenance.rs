@@ -1,0 +1,96 @@
+//! reindex, verify, repair, stats and model.
+
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::{Sandbox, json_error};
+
+#[test]
+fn verify_finds_hand_edits_repair_fixes_them_reindex_rebuilds() {
+    let sandbox = Sandbox::new();
+    sandbox.put("Prefer Metal.", &["--id", "gpu", "--collection", "knowledge"]);
+    sandbox.put("Basil.", &["--id", "lasagna", "--collection", "personal"]);
+
+    let clean = sandbox.json(&["verify"]);
+    assert_eq!(clean["consistent"], true);
+    assert_eq!(clean["store_count"], 2);
+    assert_eq!(clean["vectors"], serde_json::Value::Null, "no model in the sandbox");
+    assert!(clean["vectors_unavailable"].is_string());
+
+    // A hand edit and a hand deletion leave the text index stale and orphaned.
+    let gpu = sandbox.store().join("knowledge/gpu.md");
+    let edited = std::fs::read_to_string(&gpu).unwrap().replace("Metal", "Vulkan");
+    std::fs::write(&gpu, edited).unwrap();
+    std::fs::remove_file(sandbox.store().join("personal/lasagna.md")).unwrap();
+
+    let output = sandbox.run(&["verify", "--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["consistent"], false);
+    assert_eq!(report["text"]["mismatched"], serde_json::json!(["knowledge/gpu"]));
+    assert_eq!(report["text"]["orphaned"], serde_json::json!(["personal/lasagna"]));
+    assert_eq!(json_error(&output)["category"], "INDEX");
+    sandbox
+        .run(&["verify", "-v"])
+        .assert()
+        .code(4)
+        .stdout(contains("text index: 0 missing, 1 orphaned, 1 stale"))
+        .stdout(contains("  stale: knowledge/gpu"))
+        .stderr(contains("memcore repair"));
+
+    let repaired = sandbox.json(&["repair"]);
+    assert_eq!(repaired, serde_json::json!({"reindexed": 1, "removed": 1}));
+    sandbox.run(&["verify"]).assert().success().stdout(contains("text index: consistent"));
+    let hits = sandbox.json(&["search", "vulkan", "--mode", "text"]);
+    assert_eq!(hits["hits"][0]["memory"]["id"], "gpu");
+
+    // Not on a terminal: no progress bar, just the result.
+    sandbox.run(&["reindex"]).assert().success().stdout("indexed 1 memory\n").stderr("");
+    assert_eq!(sandbox.json(&["reindex"]), serde_json::json!({"indexed": 1}));
+}
+
+#[test]
+fn stats_counts_by_collection_and_status() {
+    let sandbox = Sandbox::new();
+    sandbox.put("a", &["--id", "a", "--collection", "one"]);
+    sandbox.put("b", &["--id", "b", "--collection", "one"]);
+    sandbox.put("c", &["--id", "c", "--collection", "two"]);
+    let stats = sandbox.json(&["stats"]);
+    assert_eq!(stats["memories"], 3);
+    assert_eq!(stats["collections"], serde_json::json!({"one": 2, "two": 1}));
+    assert_eq!(stats["statuses"], serde_json::json!({"active": 3}));
+    assert_eq!(stats["unreadable"], 0);
+    assert_eq!(stats["versioning"], "auto");
+    assert_eq!(stats["store"], sandbox.store().display().to_string());
+    assert_eq!(stats["config_file"], serde_json::Value::Null);
+    sandbox
+        .run(&["stats"])
+        .assert()
+        .success()
+        .stdout(contains("memories    3").and(contains("COLLECTION  MEMORIES")));
+}
+
+#[test]
+fn model_says_how_to_fetch_missing_files() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["model", "--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    let error = json_error(&output);
+    assert_eq!(error["category"], "EMBEDDING");
+    assert!(error["message"].as_str().unwrap().contains("model.onnx"), "{error}");
+    assert!(error["recovery"].as_str().unwrap().contains("scripts/fetch-models"), "{error}");
+    assert!(!sandbox.store().exists(), "model opens no store");
+
+    // A complete (if fake) directory is found and then fails the hash check.
+    let fake = sandbox.path().join("fake");
+    std::fs::create_dir(&fake).unwrap();
+    for name in ["model.onnx", "tokenizer.json", "libonnxruntime.so.1.31.1"] {
+        std::fs::write(fake.join(name), "x").unwrap();
+    }
+    sandbox
+        .run(&["model"])
+        .env("MEMCORE_MODEL_DIR", &fake)
+        .assert()
+        .code(5)
+        .stderr(contains("sha256").and(contains("hint:")));
+}

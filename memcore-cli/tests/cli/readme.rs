@@ -1,0 +1,41 @@
+//! The README's worked session, run as a shell would run it when pasted.
+
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::Sandbox;
+
+/// The second `sh` block of the README's "Command line" section (the first installs).
+fn session() -> String {
+    let readme = include_str!("../../../README.md");
+    let section = readme.split("\n## Command line\n").nth(1).expect("a Command line section");
+    let block = section.split("```sh\n").nth(2).expect("a session block");
+    block.split("```").next().unwrap().to_owned()
+}
+
+#[test]
+fn the_readme_session_works_in_a_shell() {
+    let sandbox = Sandbox::new();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_memcore")).parent().unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    sandbox
+        .command_in("bash", sandbox.path())
+        .env("PATH", path)
+        .env("TMPDIR", sandbox.path())
+        .arg("-eu")
+        .write_stdin(session())
+        .assert()
+        .success()
+        .stdout(
+            contains("initialised a project store")
+                .and(contains("stored knowledge/gpu-acceleration-patterns (version 1)"))
+                .and(contains("ID: gpu-acceleration-patterns"))
+                .and(contains("updated knowledge/gpu-acceleration-patterns (version 2)"))
+                .and(contains("+Prefer Metal on Apple silicon, CUDA on NVIDIA."))
+                .and(contains("\"memories\"")),
+        );
+}

@@ -1,0 +1,117 @@
+//! A sandbox per test: a temp directory holding the store, the global store
+//! (`$MEMCORE_HOME`) and an empty model directory, and helpers to run the real binary in it.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A memory to store: a title heading and a line of text.
+pub(crate) const GPU: &str = "# GPU Acceleration Patterns\n\nPrefer Metal on Apple silicon.\n";
+
+/// The keys of a JSON object, sorted.
+pub(crate) fn keys(value: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// One test's temp directory and the `memcore` commands run in it.
+pub(crate) struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    /// A fresh sandbox with an empty `nomodel/` directory (so search falls back to text).
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("nomodel")).unwrap();
+        Self { dir }
+    }
+
+    /// The sandbox directory, the working directory of every command.
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The store `--store` points at.
+    pub(crate) fn store(&self) -> PathBuf {
+        self.path().join("store")
+    }
+
+    /// `program` in the sandbox's environment: global store inside it, no embedding model,
+    /// no colour forcing, working directory `cwd`.
+    pub(crate) fn command_in(&self, program: &str, cwd: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(cwd)
+            .env("MEMCORE_HOME", self.path().join("home"))
+            .env("MEMCORE_MODEL_DIR", self.path().join("nomodel"))
+            .env_remove("ORT_DYLIB_PATH")
+            .env_remove("CLICOLOR_FORCE");
+        cmd
+    }
+
+    /// `memcore` in the sandbox, working directory `cwd`.
+    pub(crate) fn bare_in(&self, cwd: &Path) -> Command {
+        self.command_in(env!("CARGO_BIN_EXE_memcore"), cwd)
+    }
+
+    /// `memcore --store <sandbox>/store ARGS...`.
+    pub(crate) fn run(&self, args: &[&str]) -> Command {
+        let mut cmd = self.bare_in(self.path());
+        cmd.arg("--store").arg(self.store()).args(args);
+        cmd
+    }
+
+    /// Runs `ARGS... --json` on the store, expects success and returns the parsed stdout.
+    pub(crate) fn json(&self, args: &[&str]) -> Value {
+        let output = self.run(args).arg("--json").assert().success().get_output().clone();
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    /// Stores `content` read from stdin with extra `put` options; returns its JSON.
+    pub(crate) fn put(&self, content: &str, options: &[&str]) -> Value {
+        let mut args = vec!["put", "-"];
+        args.extend_from_slice(options);
+        let output = self
+            .run(&args)
+            .arg("--json")
+            .write_stdin(content)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    /// Every file below the sandbox, with its contents, except the writers' lock.
+    pub(crate) fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if !path.ends_with(".memcore/lock") {
+                    let contents = std::fs::read(&path).unwrap();
+                    files.push((path, contents));
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
+/// The JSON error object a failed `--json` command printed on stderr, checked against the
+/// documented schema and the exit code.
+pub(crate) fn json_error(output: &std::process::Output) -> Value {
+    let value: Value = serde_json::from_slice(&output.stderr).unwrap();
+    let error = &value["error"];
+    for key in ["category", "message", "recovery"] {
+        assert!(error[key].as_str().is_some_and(|s| !s.is_empty()), "{key} in {value}");
+    }
+    assert_eq!(error["exit_code"], output.status.code().unwrap(), "{value}");
+    error.clone()
+}
