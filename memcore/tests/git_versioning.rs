@@ -132,3 +132,16 @@ fn bad_revisions_are_typed_errors() {
     assert_eq!(err.category(), Category::NotFound, "{err}");
     assert_eq!(memcore.diff("m", "-x", "HEAD").unwrap_err().category(), Category::Validation);
 }
+
+#[test]
+fn a_store_reaching_outside_the_work_tree_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    gitrepo::init_with_commit(dir.path());
+    let outside = tempfile::tempdir().unwrap();
+    let link = dir.path().join("memories");
+    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+    let config = Config { versioning: memcore::Versioning::Git, ..config(false) };
+    let err = Memcore::builder().path(&link).config(config).open().unwrap_err();
+    assert_eq!(err.category(), Category::Validation, "{err}");
+    assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none(), "nothing written");
+}

@@ -84,7 +84,7 @@ impl FileStore {
                 "point memcore at a directory (it is created if missing), not at a file",
             ));
         }
-        create_private_dir_all(&root.join(PRIVATE_DIR))?;
+        create_private_dir_all(&root)?;
         let history = match config.versioning {
             Versioning::Off => HistoryMode::Off,
             Versioning::Auto if !history::inside_git_work_tree(&root) => {
@@ -104,6 +104,7 @@ impl FileStore {
             }
             Versioning::Builtin => HistoryMode::Builtin { max_versions: config.max_versions },
         };
+        create_private_dir_all(&root.join(PRIVATE_DIR))?;
         let lock_timeout = Duration::from_millis(config.lock_timeout_ms);
         let lock = StoreLock::new(&root.join(PRIVATE_DIR).join(LOCK_FILE), lock_timeout);
         Ok(Self { root, limits: config.limits, history, lock, cache: StoreCache::default() })
