@@ -108,10 +108,10 @@ impl GitHistory {
                 continue;
             }
             versions.push(FileVersion { commit: commit_info(&commit), path: current.clone() });
-            if let (Some(parent), None) = (&parent, parent_blob) {
-                if let Some(old) = renamed_from(&repo, parent, &commit, &current)? {
-                    current = old;
-                }
+            if let (Some(parent), None) = (&parent, parent_blob)
+                && let Some(old) = renamed_from(&repo, parent, &commit, &current)?
+            {
+                current = old;
             }
         }
         versions.reverse();
