@@ -15,3 +15,4 @@ mod project;
 mod readme;
 mod search;
 mod support;
+mod terminal;

@@ -146,14 +146,3 @@ fn quiet_hides_confirmations_and_verbose_names_the_store() {
         .stderr(contains(format!("store: {store}")))
         .stdout(contains("CREATED"));
 }
-
-#[test]
-fn piped_output_has_no_colour_even_when_forced() {
-    let sandbox = Sandbox::new();
-    sandbox.put(GPU, &[]);
-    for args in [&["list"][..], &["get", "nope"], &["search", "metal"]] {
-        let output = sandbox.run(args).env("CLICOLOR_FORCE", "1").output().unwrap();
-        assert!(!output.stdout.contains(&0x1b), "{args:?}: escape code on stdout");
-        assert!(!output.stderr.contains(&0x1b), "{args:?}: escape code on stderr");
-    }
-}
