@@ -126,15 +126,14 @@ fn builtin_history_keeps_at_most_max_versions() {
 }
 
 #[test]
-fn stores_in_a_git_work_tree_leave_history_to_git() {
+fn a_stray_git_folder_that_is_no_repository_keeps_built_in_history() {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join(".git")).unwrap();
     let memcore = open(dir.path());
     memcore.put(NewMemory::new("x").id("x")).unwrap();
-    let err = memcore.versions("x").unwrap_err();
-    assert_eq!(err.category(), Category::Unsupported);
-    assert!(err.recovery().contains("versioning: builtin"), "{}", err.recovery());
-    assert!(!dir.path().join("store/memory/.versions").exists());
+    memcore.update("x", memcore::MemoryUpdate::new().content("y")).unwrap();
+    assert_eq!(memcore.versions("x").unwrap().len(), 2);
+    assert!(dir.path().join("store/memory/.versions").exists());
 }
 
 #[test]

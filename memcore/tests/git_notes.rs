@@ -278,6 +278,7 @@ fn bad_input_is_refused_with_seed_hints() {
         decision(&"y".repeat(100 * 1024 + 1)),
         decision("a\n---\ntype: injected\n"),
         decision("x").meta("deleted_at", "now"),
+        decision("nul \0 byte"),
     ];
     for case in cases {
         let err = memcore.put(case).unwrap_err();
@@ -326,4 +327,13 @@ fn a_ref_locked_by_another_git_process_is_retried_then_reported() {
     std::fs::remove_file(&lock).unwrap();
     memcore.put(decision("second")).unwrap();
     assert_eq!(memcore.list(&memcore::ListOptions::new()).unwrap().memories.len(), 2);
+}
+
+#[test]
+fn a_project_store_folder_that_does_not_exist_yet_finds_its_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    gitrepo::init_with_commit(dir.path());
+    let memcore = open(&dir.path().join(".memcore"));
+    let stored = memcore.put(decision("Found the repository above.")).unwrap();
+    assert!(stored.id.as_str().starts_with("decisions:"));
 }

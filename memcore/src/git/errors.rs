@@ -45,9 +45,11 @@ pub(crate) fn no_commits() -> Error {
     )
 }
 
-/// Opens the repository holding `dir` (searching upwards, as git does).
+/// Opens the repository holding `dir` (searching upwards, as git does, from the nearest
+/// folder that exists: a store folder may not be created yet).
 pub(crate) fn open_repository(dir: &Path) -> crate::Result<Repository> {
-    Repository::discover(dir).map_err(|e| match e.code() {
+    let existing = dir.ancestors().find(|d| d.is_dir()).unwrap_or(dir);
+    Repository::discover(existing).map_err(|e| match e.code() {
         ErrorCode::NotFound => Error::validation(
             format!("{} is not inside a git repository", dir.display()),
             "run `git init` there (and make a first commit), or open a directory inside a \
@@ -55,4 +57,9 @@ pub(crate) fn open_repository(dir: &Path) -> crate::Result<Repository> {
         ),
         _ => git_error(&format!("opening the git repository at {}", dir.display()), e),
     })
+}
+
+/// Whether `dir` (which may not exist yet) is inside the work tree of a git repository.
+pub(crate) fn inside_work_tree(dir: &Path) -> bool {
+    open_repository(dir).is_ok_and(|repo| repo.workdir().is_some())
 }

@@ -18,3 +18,4 @@ pub use hydrate::{
 pub use notes::{DEFAULT_NAMESPACES, GitNotesStore, NOTES_REF_PREFIX};
 
 pub(crate) use diff::unified_diff;
+pub(crate) use errors::inside_work_tree;

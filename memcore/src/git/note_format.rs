@@ -245,6 +245,12 @@ pub(crate) fn check_writable(memory: &Memory) -> Result<()> {
             format!("rename the key; reserved: {}", RESERVED_KEYS.join(", ")),
         ));
     }
+    if memory.content.contains('\0') {
+        return Err(Error::validation(
+            "the content contains a NUL byte, which a git note cannot hold",
+            "remove the NUL bytes, or keep this memory in a file store",
+        ));
+    }
     let lines: Vec<&str> = memory.content.lines().collect();
     if let Some(n) = (0..lines.len()).find(|&i| opens_block(lines[i], lines.get(i + 1).copied())) {
         return Err(Error::validation(

@@ -224,9 +224,20 @@ impl GitNotesStore {
     /// Stores `memory` attached to the commit `rev` (any revision: `HEAD~1`, a commit id, a
     /// tag) instead of the configured target; otherwise as [`MemoryStore::put`].
     pub fn put_at(&self, memory: Memory, rev: &str, mode: PutMode) -> Result<Memory> {
-        check_revision(rev)?;
-        let mut stored = self.put_batch(vec![memory], mode, Some(rev))?;
+        let mut stored = self.put_many_at(vec![memory], rev, mode)?;
         stored.pop().ok_or_else(|| Error::storage("the note write stored nothing", None, "retry"))
+    }
+
+    /// Stores a batch attached to the commit `rev`, as [`MemoryStore::put_many`]: one note
+    /// write per namespace for the new memories.
+    pub fn put_many_at(
+        &self,
+        memories: Vec<Memory>,
+        rev: &str,
+        mode: PutMode,
+    ) -> Result<Vec<Memory>> {
+        check_revision(rev)?;
+        self.put_batch(memories, mode, Some(rev))
     }
 
     fn check(&self, memory: &Memory) -> Result<()> {
@@ -355,30 +366,37 @@ impl GitNotesStore {
         Ok(snapshot.notes.get(&commit).map(|cached| cached.note.clone()).unwrap_or_default())
     }
 
-    /// Every parsed memory of `namespace`, with the changes of `overlay`: (commit, index, entry).
-    fn entries(
+    /// The parsed memories of `namespace` that `keep` accepts, with the changes of `overlay`.
+    fn matching(
         &self,
         repo: &Repository,
         overlay: &Overlay,
         namespace: &Collection,
-    ) -> Result<Vec<(Oid, usize, Entry)>> {
+        keep: &dyn Fn(&Entry) -> bool,
+    ) -> Result<Vec<Found>> {
         let snapshot = self.snapshot(repo, namespace)?;
-        let mut notes: BTreeMap<Oid, &Note> =
-            snapshot.notes.iter().map(|(commit, cached)| (*commit, &cached.note)).collect();
-        for ((ns, commit), note) in &overlay.changed {
-            if ns == namespace {
-                notes.insert(*commit, note);
-            }
-        }
-        let mut entries = Vec::new();
-        for (commit, note) in notes {
+        let mut found = Vec::new();
+        let mut visit = |commit: Oid, note: &Note| {
             for (index, entry) in note.entries.iter().enumerate() {
-                if let Ok(entry) = entry {
-                    entries.push((commit, index, entry.clone()));
+                if let Ok(entry) = entry
+                    && keep(entry)
+                {
+                    let entry = entry.clone();
+                    found.push(Found { namespace: namespace.clone(), commit, index, entry });
                 }
             }
+        };
+        for (commit, cached) in &snapshot.notes {
+            if !overlay.changed.contains_key(&(namespace.clone(), *commit)) {
+                visit(*commit, &cached.note);
+            }
         }
-        Ok(entries)
+        for ((ns, commit), note) in &overlay.changed {
+            if ns == namespace {
+                visit(*commit, note);
+            }
+        }
+        Ok(found)
     }
 
     /// The live memory of `namespace` whose own id is `key`.
@@ -389,16 +407,8 @@ impl GitNotesStore {
         namespace: &Collection,
         key: &MemoryId,
     ) -> Result<Option<Found>> {
-        let found = self
-            .entries(repo, overlay, namespace)?
-            .into_iter()
-            .find(|(_, _, entry)| entry.deleted_at.is_none() && entry.key == *key);
-        Ok(found.map(|(commit, index, entry)| Found {
-            namespace: namespace.clone(),
-            commit,
-            index,
-            entry,
-        }))
+        let live = |entry: &Entry| entry.deleted_at.is_none() && entry.key == *key;
+        Ok(self.matching(repo, overlay, namespace, &live)?.into_iter().next())
     }
 
     /// Finds the memory `id` (a `namespace:sha:index` id or a memory's own id), live or, with
@@ -432,12 +442,9 @@ impl GitNotesStore {
             None => self.namespaces.clone(),
         };
         let mut matches = Vec::new();
+        let wanted = |entry: &Entry| entry.key == *id && entry.deleted_at.is_some() == deleted;
         for namespace in namespaces.iter().filter(|ns| self.namespaces.contains(ns)) {
-            for (commit, index, entry) in self.entries(repo, overlay, namespace)? {
-                if entry.key == *id && entry.deleted_at.is_some() == deleted {
-                    matches.push(Found { namespace: namespace.clone(), commit, index, entry });
-                }
-            }
+            matches.extend(self.matching(repo, overlay, namespace, &wanted)?);
         }
         if deleted {
             return matches.into_iter().max_by_key(|f| f.entry.deleted_at).ok_or_else(missing);

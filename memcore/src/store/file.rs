@@ -87,7 +87,7 @@ impl FileStore {
         create_private_dir_all(&root)?;
         let history = match config.versioning {
             Versioning::Off => HistoryMode::Off,
-            Versioning::Auto if !history::inside_git_work_tree(&root) => {
+            Versioning::Auto if !crate::git::inside_work_tree(&root) => {
                 HistoryMode::Builtin { max_versions: config.max_versions }
             }
             Versioning::Auto | Versioning::Git => {

@@ -65,9 +65,3 @@ pub(crate) fn list(collection_dir: &Path, id: &MemoryId) -> Result<Vec<KeptVersi
     kept.sort();
     Ok(kept.into_iter().map(|(version, _, path)| KeptVersion { version, path }).collect())
 }
-
-/// Whether `dir` lies inside a git work tree (so git, not `.versions/`, keeps history).
-pub(crate) fn inside_git_work_tree(dir: &Path) -> bool {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    dir.ancestors().any(|ancestor| ancestor.join(".git").exists())
-}
