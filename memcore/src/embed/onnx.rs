@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use super::locate::ModelFiles;
@@ -23,6 +23,11 @@ const DIMENSION: usize = 384;
 const MAX_TOKENS: usize = 256;
 /// Texts per inference call; larger inputs are split.
 const CHUNK: usize = 32;
+/// Vectors of one worker, each with the index of its text.
+type Embedded = Vec<(usize, Vec<f32>)>;
+
+/// The most sessions an embedder keeps (one per core up to this).
+const MAX_SESSIONS: usize = 4;
 const OUTPUT: &str = "last_hidden_state";
 
 /// Recovery hint for failures while running the model on valid files.
@@ -36,11 +41,11 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// L2 normalisation, so the cosine of two vectors is their dot product.
 ///
 /// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
-/// and stays loaded for the life of the process (one runtime library per process). The
+/// and stays loaded for the life of the process (one runtime library per process). Each
 /// session runs on one intra-op thread without spinning, so it does not fight the caller's
-/// own threads; calls from several threads are serialised on the session one chunk of 32
-/// texts at a time (so a long ingest delays a query by one chunk at most), while tokenisation
-/// runs outside the lock.
+/// own threads; there is one session per core (at most four). A large input is
+/// cut into chunks of 32 texts run on all sessions at once; a call takes a free session, so
+/// a query waits for one chunk of a long ingest at most. Tokenisation runs outside the locks.
 ///
 /// ```no_run
 /// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
@@ -55,7 +60,8 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// ```
 pub struct OnnxEmbedder {
     tokenizer: Tokenizer,
-    session: Mutex<Session>,
+    /// One session per core: chunks of a large input run on all of them at once.
+    sessions: Vec<Mutex<Session>>,
     /// Whether the model takes `token_type_ids` (this one does; some exports do not).
     token_type_ids: bool,
 }
@@ -85,29 +91,11 @@ impl OnnxEmbedder {
         let tokenizer = load_tokenizer(files)?;
         let rt = runtime(&files.runtime)?;
 
-        let built = catch_unwind(AssertUnwindSafe(|| build_session(&rt.env, &files.model)));
-        let session = match built {
-            Ok(Ok(session)) => session,
-            Ok(Err(e)) => {
-                return Err(Error::embedding(
-                    format!("cannot load the embedding model {}: {e}", files.model.display()),
-                    Some(Box::new(e)),
-                    FETCH_RECOVERY,
-                ));
-            }
-            Err(panic) => {
-                return Err(Error::embedding(
-                    format!(
-                        "loading the embedding model {} failed: {}",
-                        files.model.display(),
-                        panic_message(panic.as_ref())
-                    ),
-                    None,
-                    FETCH_RECOVERY,
-                ));
-            }
-        };
-
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let sessions = (0..cores.clamp(1, MAX_SESSIONS))
+            .map(|_| load_session(&rt.env, &files.model))
+            .collect::<Result<Vec<Session>>>()?;
+        let session = &sessions[0];
         let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
         let known = ["input_ids", "attention_mask", "token_type_ids"];
@@ -128,7 +116,8 @@ impl OnnxEmbedder {
             ));
         }
         let token_type_ids = inputs.contains(&"token_type_ids");
-        Ok(Self { tokenizer, session: Mutex::new(session), token_type_ids })
+        let sessions = sessions.into_iter().map(Mutex::new).collect();
+        Ok(Self { tokenizer, sessions, token_type_ids })
     }
 
     /// Tokenises `texts`, runs them in chunks of similar length and returns vectors in the
@@ -147,18 +136,54 @@ impl OnnxEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
 
+        let chunks: Vec<&[usize]> = order.chunks(CHUNK).collect();
+        let workers = self.sessions.len().min(chunks.len());
+        let run = |worker: usize| -> Result<Embedded> {
+            let mut done = Vec::new();
+            for chunk in chunks.iter().skip(worker).step_by(workers) {
+                let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+                let session = match workers {
+                    1 => self.free_session(),
+                    _ => self.sessions[worker].lock(),
+                };
+                done.extend(chunk.iter().copied().zip(self.run_batch(&batch, session)?));
+            }
+            Ok(done)
+        };
+        let results: Vec<Result<Embedded>> = if workers <= 1 {
+            vec![run(0)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (1..workers).map(|w| scope.spawn(move || run(w))).collect();
+                let mut results = vec![run(0)];
+                results.extend(handles.into_iter().map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::embedding("an embedding thread panicked", None, RUN_RECOVERY))
+                    })
+                }));
+                results
+            })
+        };
         let mut vectors = vec![Vec::new(); encodings.len()];
-        for chunk in order.chunks(CHUNK) {
-            let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
-            for (&i, vector) in chunk.iter().zip(self.run_batch(&batch)?) {
+        for result in results {
+            for (i, vector) in result? {
                 vectors[i] = vector;
             }
         }
         Ok(vectors)
     }
 
-    /// Runs one padded batch through the model and pools it.
-    fn run_batch(&self, batch: &[&Encoding]) -> Result<Vec<Vec<f32>>> {
+    /// A session no other call is using, or the first one when all are busy.
+    fn free_session(&self) -> MutexGuard<'_, Session> {
+        self.sessions.iter().find_map(|s| s.try_lock()).unwrap_or_else(|| self.sessions[0].lock())
+    }
+
+    /// Runs one padded batch through the model on `session` and pools it.
+    fn run_batch(
+        &self,
+        batch: &[&Encoding],
+        mut session: MutexGuard<'_, Session>,
+    ) -> Result<Vec<Vec<f32>>> {
         let rows = batch.len();
         let cols = batch.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = vec![0i64; rows * cols];
@@ -197,7 +222,6 @@ impl OnnxEmbedder {
                 RUN_RECOVERY,
             )
         };
-        let mut session = self.session.lock();
         let outputs = session.run(inputs).map_err(run_error)?;
         let (shape, hidden) = outputs[OUTPUT].try_extract_tensor::<f32>().map_err(run_error)?;
         let expected = [rows as i64, cols as i64, DIMENSION as i64];
@@ -259,6 +283,28 @@ fn load_tokenizer(files: &ModelFiles) -> Result<Tokenizer> {
             )
         })?;
     Ok(tokenizer)
+}
+
+/// Loads the model into a new session; a failure or a panic inside ONNX Runtime is an
+/// [`Error::Embedding`] naming the model file.
+fn load_session(env: &ort::environment::Environment, model: &std::path::Path) -> Result<Session> {
+    match catch_unwind(AssertUnwindSafe(|| build_session(env, model))) {
+        Ok(Ok(session)) => Ok(session),
+        Ok(Err(e)) => Err(Error::embedding(
+            format!("cannot load the embedding model {}: {e}", model.display()),
+            Some(Box::new(e)),
+            FETCH_RECOVERY,
+        )),
+        Err(panic) => Err(Error::embedding(
+            format!(
+                "loading the embedding model {} failed: {}",
+                model.display(),
+                panic_message(panic.as_ref())
+            ),
+            None,
+            FETCH_RECOVERY,
+        )),
+    }
 }
 
 /// Builds a session in a function returning `ort::Result`, since the builder's errors carry
