@@ -252,10 +252,13 @@ impl Indexes {
             Ok(vectors) => vectors,
             // Another model (or a damaged file): start over; the catch-up re-embeds everything.
             // (No lock here: callers may hold it; a model change is an administrator's act.)
-            Err(_) => {
+            // An I/O failure (permissions, no descriptors left) keeps the vectors: semantic
+            // search is off for this handle with the error as the warning.
+            Err(Error::Index { .. }) => {
                 remove_dir(&dir).map_err(|e| e.report())?;
                 open().map_err(|e| e.report())?
             }
+            Err(e) => return Err(e.report()),
         };
         Ok(Semantic { embedder, vectors })
     }
