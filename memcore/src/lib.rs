@@ -80,7 +80,7 @@ pub use git::{
     ChangedFile, CommitInfo, DEFAULT_NAMESPACES, GitNotesStore, Hydrated, HydrationLevel,
     MAX_HYDRATED_FILE_BYTES, MAX_HYDRATED_FILES, NOTES_REF_PREFIX,
 };
-pub use index::{IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
+pub use index::{GraphStatus, IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
 pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
 pub use memory::{
     Collection, FIELD_NAMES, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId,

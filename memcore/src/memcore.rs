@@ -431,6 +431,14 @@ impl Memcore {
         self.indexes.reindex(self.store.as_ref(), progress)
     }
 
+    /// What the approximate-search graph of the vector index is doing: off (exact scan, below
+    /// 20k vectors), starting (loading or building in the background; searches scan exactly
+    /// meanwhile), ready, or failed. `None` until semantic search has been used by this
+    /// handle, or without the model.
+    pub fn vector_graph(&self) -> Option<crate::GraphStatus> {
+        self.indexes.graph_status()
+    }
+
     /// Compares the store with every index by key and content hash.
     pub fn verify(&self) -> Result<VerifyReport> {
         self.indexes.verify(self.store.as_ref())

@@ -221,6 +221,15 @@ impl Indexes {
     }
 
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
+    /// What the vector index's graph is doing, when semantic search has started (no model is
+    /// loaded to answer this).
+    pub(crate) fn graph_status(&self) -> Option<super::GraphStatus> {
+        match self.semantic.get() {
+            Some(Ok(semantic)) => Some(semantic.vectors.graph_status()),
+            _ => None,
+        }
+    }
+
     pub(crate) fn semantic(
         &self,
         store: &dyn MemoryStore,

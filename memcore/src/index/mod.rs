@@ -13,4 +13,5 @@ pub(crate) use doc::{DocFilter, DocMeta, IndexDoc, content_hash, doc_key};
 pub(crate) use lifecycle::{EmbedderChoice, Indexes};
 pub use lifecycle::{IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
 pub(crate) use text::TextIndex;
+pub use vector::GraphStatus;
 pub(crate) use vector::VectorIndex;

@@ -40,7 +40,7 @@ use tantivy::{
 
 use super::unsynced_dir::UnsyncedDirectory;
 use super::{DocFilter, IndexDoc};
-use crate::{Error, Result, Timestamp};
+use crate::{Error, Result, Status, Timestamp};
 
 /// The name under which the English analyzer is registered with tantivy.
 const ENGLISH: &str = "memcore_en";
@@ -309,14 +309,17 @@ impl TextIndex {
         limit: usize,
     ) -> Result<Vec<(String, f32)>> {
         let (text_query, _ignored) = self.parser.parse_query_lenient(&tame(text));
-        let query: Box<dyn Query> = match self.filter_query(filter) {
+        let searcher = self.reader.searcher();
+        // A bare text query is scored with block-max WAND (top-k pruning); any required
+        // filter clause forces scoring every match, so drop clauses that exclude nothing.
+        let filter = self.effective_filter(&searcher, filter);
+        let query: Box<dyn Query> = match self.filter_query(&filter) {
             Some(filter) => Box::new(BooleanQuery::new(vec![
                 (Occur::Must, text_query),
                 (Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))),
             ])),
             None => text_query,
         };
-        let searcher = self.reader.searcher();
         let top = searcher
             .search(&query, &TopDocs::with_limit(limit).order_by_score())
             .map_err(|e| failed("searching the full-text index", e))?;
@@ -415,6 +418,30 @@ impl TextIndex {
                 Err(e) => return Err(failed("opening a full-text index writer", e)),
             }
         }
+    }
+
+    /// `filter` without its status condition when no indexed document has a status outside it
+    /// (the usual case: searches exclude archived and tombstoned memories, and most stores
+    /// have none), decided from the term dictionary in microseconds.
+    fn effective_filter<'f>(
+        &self,
+        searcher: &tantivy::Searcher,
+        filter: &'f DocFilter,
+    ) -> std::borrow::Cow<'f, DocFilter> {
+        if filter.statuses.is_empty() {
+            return std::borrow::Cow::Borrowed(filter);
+        }
+        let excluded_present =
+            Status::ALL.iter().filter(|s| !filter.statuses.contains(s)).any(|s| {
+                let term = Term::from_field_text(self.fields.status, s.as_str());
+                searcher.doc_freq(&term).map_or(true, |n| n > 0)
+            });
+        if excluded_present {
+            return std::borrow::Cow::Borrowed(filter);
+        }
+        let mut relaxed = filter.clone();
+        relaxed.statuses.clear();
+        std::borrow::Cow::Owned(relaxed)
     }
 
     /// The filter as one query (all conditions required, constant score), or `None` when the
@@ -699,7 +726,7 @@ impl WriterFileLock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Collection, Limits, NewMemory, Status};
+    use crate::{Collection, Limits, NewMemory};
     use chrono::TimeZone;
 
     /// An index document for a memory with this title, content, tags and type.

@@ -158,10 +158,11 @@ impl ModelChanged {
     }
 }
 
-/// What the HNSW graph of a [`VectorIndex`] is doing, for status reports and warnings.
-#[cfg(test)]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum GraphStatus {
+/// What the approximate-search graph (hnsw_rs) of the vector index is doing; see
+/// [`crate::Memcore::vector_graph`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub enum GraphStatus {
     /// No graph runs: the index is small, or no search asked for one yet (exact scan).
     Off,
     /// Loading the dump `basename`, or building from the log when `basename` is `None`
@@ -385,7 +386,6 @@ impl VectorIndex {
     }
 
     /// What the HNSW graph is doing.
-    #[cfg(test)]
     pub(crate) fn graph_status(&self) -> GraphStatus {
         let state = self.state.read();
         let Some(graph) = &state.graph else { return GraphStatus::Off };
