@@ -26,8 +26,9 @@ use crate::store::MemoryStore;
 use crate::store::lock::{LockGuard, StoreLock};
 use crate::{Collection, Embedder, Error, Memory, MemoryId, ModelFiles, OnnxEmbedder, Result};
 
-/// Texts embedded per model call while indexing.
-const EMBED_BATCH: usize = 32;
+/// Texts embedded per model call while indexing: several of the embedder's 32-text chunks,
+/// so an embedder with a session per core runs them at once.
+const EMBED_BATCH: usize = 128;
 /// Memories written to the text index per commit while rebuilding.
 const REINDEX_BATCH: usize = 1_000;
 
