@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use memcore::{Format, Metadata, SearchMode};
+use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode};
+use serde::Serialize;
 
-use crate::{exit, input, output};
+use crate::output::{self, serde_name};
+use crate::{exit, input};
 
 const LONG_ABOUT: &str = "\
 Persistent, searchable memory for AI agents: markdown memories in a store on disk, found again
@@ -17,7 +19,11 @@ walking up from the working directory; `memcore init` writes one), else --global
 ($MEMCORE_HOME, else $XDG_DATA_HOME/memcore, else ~/.local/share/memcore). Without a flag the
 project store is used inside a project and the global store elsewhere.
 
-A memory is named by its id, or by collection/id when the id is in several collections.";
+Where memories live: markdown files (the default), or git notes of the repository holding the
+store directory (--backend git-notes, or `backend: git-notes` in the store's settings).
+
+A memory is named by its id, or by collection/id when the id is in several collections; with
+git notes also namespace:commit:index (a short commit id works).";
 
 /// `memcore`: the global flags and one subcommand.
 #[derive(Debug, Parser)]
@@ -47,9 +53,15 @@ pub(crate) struct GlobalArgs {
     /// ~/.local/share/memcore)
     #[arg(long, global = true, conflicts_with = "store")]
     pub(crate) global: bool,
-    /// Use the store in this directory (created if missing)
+    /// Use the store in this directory (a file store is created if missing; git notes are
+    /// those of the repository holding it)
     #[arg(long, global = true, value_name = "PATH")]
     pub(crate) store: Option<PathBuf>,
+    /// Where memories live, whatever the store's settings say: markdown files, or git notes
+    /// of the repository holding the store directory (any directory inside it)
+    #[arg(long, global = true, value_name = "BACKEND",
+          value_parser = serde_name_parser(&[Backend::File, Backend::GitNotes]))]
+    pub(crate) backend: Option<Backend>,
     /// Print the result as one JSON document on stdout, and errors as JSON on stderr
     #[arg(long, global = true)]
     pub(crate) json: bool,
@@ -83,6 +95,10 @@ pub(crate) enum Command {
     Versions(RefArgs),
     /// Show how a memory changed between two versions, as a unified diff
     Diff(DiffArgs),
+    /// Print a memory with its git context: the commit its note is on, the files it changed
+    Hydrate(HydrateArgs),
+    /// Index what changed behind memcore's back (e.g. git notes fetched from another clone)
+    Sync,
     /// Rebuild every index from the store
     Reindex,
     /// Compare the indexes with the store (exit code 4 when they differ)
@@ -92,7 +108,7 @@ pub(crate) enum Command {
     /// Count the store's memories by collection and status
     Stats,
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
-    Init,
+    Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
     Model,
 }
@@ -121,6 +137,9 @@ pub(crate) struct PutArgs {
     /// Why this memory was written
     #[arg(long)]
     pub(crate) context: Option<String>,
+    /// A one-line summary (git notes require one: default the first line of the content)
+    #[arg(long)]
+    pub(crate) summary: Option<String>,
     /// Extra frontmatter keys, as a JSON object, e.g. '{"priority_score": 3}'
     #[arg(long, value_name = "JSON", value_parser = input::parse_metadata)]
     pub(crate) metadata: Option<Metadata>,
@@ -138,7 +157,8 @@ pub(crate) struct GetArgs {
     /// How to print it (--json means json)
     #[arg(long, default_value = "context", value_parser = format_parser())]
     pub(crate) format: Format,
-    /// An earlier version, as `versions` lists it (REV column)
+    /// An earlier version: REV as `versions` lists it; in a git work tree any revision
+    /// (HEAD~1, a tag, a short commit id); `current` is the memory as it is now
     #[arg(long, value_name = "REV")]
     pub(crate) version: Option<String>,
 }
@@ -179,7 +199,7 @@ pub(crate) struct RestoreArgs {
     /// The memory: id or collection/id
     #[arg(value_name = "REF")]
     pub(crate) reference: String,
-    /// Write this earlier version back as a new version (REV as `versions` lists it),
+    /// Write this earlier version back as a new version (REV as for `get --version`),
     /// instead of bringing the memory back from the trash
     #[arg(long, value_name = "REV")]
     pub(crate) version: Option<String>,
@@ -191,12 +211,35 @@ pub(crate) struct DiffArgs {
     /// The memory: id or collection/id
     #[arg(value_name = "REF")]
     pub(crate) reference: String,
-    /// The older version (REV as `versions` lists it; with git any revision, e.g. HEAD~1)
+    /// The older version (REV as for `get --version`: as `versions` lists it, or in a git
+    /// work tree any revision, e.g. HEAD~1)
     #[arg(long, value_name = "REV")]
     pub(crate) from: String,
     /// The newer version (default: the memory as it is now)
     #[arg(long, value_name = "REV", default_value = memcore::Memcore::CURRENT)]
     pub(crate) to: String,
+}
+
+/// `hydrate`.
+#[derive(Debug, Args)]
+pub(crate) struct HydrateArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// How much context: the memory alone (summary), plus its note and commit (full), plus
+    /// the files that commit changed (files); beyond summary only with git notes
+    #[arg(long, default_value = "full", value_parser = serde_name_parser(&[
+        HydrationLevel::Summary, HydrationLevel::Full, HydrationLevel::Files]))]
+    pub(crate) level: HydrationLevel,
+}
+
+/// `init`.
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// Commit every change of a memory file to the current branch, so each write is a
+    /// version (a file store inside a git work tree; written as `git_autocommit: true`)
+    #[arg(long)]
+    pub(crate) git_autocommit: bool,
 }
 
 /// How `list` prints.
@@ -259,6 +302,16 @@ fn mode_parser() -> impl TypedValueParser<Value = SearchMode> {
     PossibleValuesParser::new(["hybrid", "semantic", "text"]).try_map(|s| s.parse::<SearchMode>())
 }
 
+/// A parser for one of `values` of a memcore enum, each named as memcore serialises it.
+fn serde_name_parser<T>(values: &'static [T]) -> impl TypedValueParser<Value = T>
+where
+    T: Serialize + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(values.iter().map(serde_name)).try_map(move |name| {
+        values.iter().find(|v| serde_name(*v) == name).cloned().ok_or("not a possible value")
+    })
+}
+
 /// Parses the process's arguments; help and errors are coloured only when both stdout and
 /// stderr are terminals (and `NO_COLOR` is unset).
 pub(crate) fn parse() -> Result<Cli, clap::Error> {
@@ -280,5 +333,19 @@ mod tests {
     #[test]
     fn the_command_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn enum_values_are_named_as_memcore_serialises_them() {
+        let cli = Cli::try_parse_from(["memcore", "--backend", "git-notes", "hydrate", "x"]);
+        let cli = cli.unwrap();
+        assert_eq!(cli.global.backend, Some(Backend::GitNotes));
+        match cli.command {
+            Command::Hydrate(args) => assert_eq!(args.level, HydrationLevel::Full),
+            other => panic!("{other:?}"),
+        }
+        let files = Cli::try_parse_from(["memcore", "hydrate", "x", "--level", "files"]).unwrap();
+        assert!(matches!(files.command, Command::Hydrate(a) if a.level == HydrationLevel::Files));
+        assert!(Cli::try_parse_from(["memcore", "--backend", "svn", "list"]).is_err());
     }
 }

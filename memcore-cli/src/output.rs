@@ -42,6 +42,12 @@ pub(crate) fn memory_ref(collection: &Collection, id: &MemoryId) -> String {
     format!("{collection}/{id}")
 }
 
+/// The name `value` (a memcore enum) serialises to: how memcore spells it in settings and
+/// JSON (`auto`, `git-notes`).
+pub(crate) fn serde_name<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
 /// `1 memory`, `2 memories`.
 pub(crate) fn memories(n: usize) -> String {
     if n == 1 { "1 memory".to_owned() } else { format!("{n} memories") }
@@ -101,6 +107,21 @@ impl Output {
         // memcore's records are plain data and always serialise.
         let text = serde_json::to_string_pretty(value).unwrap_or_default();
         self.line(&text)
+    }
+
+    /// Prints `key value` lines, the values aligned; the further lines of a value are indented
+    /// to its first.
+    pub(crate) fn fields(&mut self, fields: &[(&str, String)]) -> Result<(), Failure> {
+        const WIDTH: usize = 12;
+        for (key, value) in fields {
+            let mut lines = value.lines();
+            let first = lines.next().unwrap_or_default();
+            self.line(format!("{key:<WIDTH$}{first}").trim_end())?;
+            for line in lines {
+                self.line(format!("{:WIDTH$}{line}", "").trim_end())?;
+            }
+        }
+        Ok(())
     }
 
     /// Prints a unified diff, added lines green and removed lines red.

@@ -22,12 +22,16 @@ pub(crate) fn working_dir() -> Result<PathBuf, Failure> {
         .map_err(|err| memcore::Error::io("reading the working directory", err).into())
 }
 
-/// Opens the store the flags name, creating it if missing.
+/// Opens the store the flags name (creating a file store if missing), with the backend
+/// `--backend` names instead of the configured one.
 pub(crate) fn open(global: &GlobalArgs) -> Result<Memcore, Failure> {
-    let builder = match &global.store {
+    let mut builder = match &global.store {
         Some(path) => Memcore::builder().path(path),
         None => Memcore::builder().scope(scope(global)).start_dir(working_dir()?),
     };
+    if let Some(backend) = global.backend {
+        builder = builder.backend(backend);
+    }
     Ok(builder.open()?)
 }
 

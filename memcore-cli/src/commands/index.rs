@@ -84,3 +84,15 @@ pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
         report.removed
     ))
 }
+
+/// `sync`: indexes what changed behind memcore's back: for git notes only what changed since
+/// the last sync (which also runs whenever a git-notes store is opened), else every memory is
+/// compared, as `repair` does.
+pub(super) fn sync(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
+    let report = memcore.sync()?;
+    if out.json() {
+        return out.print_json(&report);
+    }
+    let how = if report.full { "compared the whole store" } else { "changes since the last sync" };
+    out.confirm(&format!("synced {} ({how})", memories(report.synced)))
+}

@@ -3,16 +3,18 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use memcore::{Config, DEFAULT_PROJECT_STORE, Memcore, PROJECT_CONFIG_NAMES};
+use memcore::{Backend, Config, DEFAULT_PROJECT_STORE, Memcore, PROJECT_CONFIG_NAMES};
 use serde_json::json;
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, InitArgs};
 use crate::failure::Failure;
-use crate::output::Output;
+use crate::output::{Output, serde_name};
 
-/// `init`: creates the store `.memcore/` and then `.memcore.yaml` naming it, so a failure
-/// leaves no config pointing at nothing; refuses to replace an existing project config.
-pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> {
+/// `init`: opens the store `.memcore/` (a file store creates it; git notes only need the
+/// repository holding it) and then writes `.memcore.yaml` naming it and the backend, so a
+/// failure leaves no config pointing at nothing; refuses to replace an existing project
+/// config.
+pub(super) fn run(global: &GlobalArgs, args: &InitArgs, out: &mut Output) -> Result<(), Failure> {
     if global.global || global.store.is_some() {
         return Err(Failure::usage(
             "init makes a project-local store in the working directory; --global and --store \
@@ -28,7 +30,19 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
         )
         .into());
     }
-    let config = Config { path: Some(PathBuf::from(DEFAULT_PROJECT_STORE)), ..Config::default() };
+    let backend = global.backend.unwrap_or_default();
+    if args.git_autocommit && backend == Backend::GitNotes {
+        return Err(Failure::usage(
+            "--git-autocommit commits memory files; git notes need no commits of the work tree",
+            "drop --git-autocommit, or leave out --backend git-notes for a file store",
+        ));
+    }
+    let config = Config {
+        path: Some(PathBuf::from(DEFAULT_PROJECT_STORE)),
+        backend,
+        git_autocommit: args.git_autocommit,
+        ..Config::default()
+    };
     let store = dir.join(DEFAULT_PROJECT_STORE);
     Memcore::builder().path(&store).config(config.clone()).open()?;
 
@@ -43,11 +57,18 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
     })?;
 
     if out.json() {
-        return out.print_json(&json!({ "config_file": config_file, "store": store }));
+        return out.print_json(&json!({
+            "config_file": config_file,
+            "store": store,
+            "backend": serde_name(&backend),
+        }));
     }
+    let place = match backend {
+        Backend::File => store.display().to_string(),
+        Backend::GitNotes => format!("git notes of the repository holding {}", dir.display()),
+    };
     out.confirm(&format!(
-        "initialised a project store: {} (settings in {})",
-        store.display(),
+        "initialised a project store: {place} (settings in {})",
         config_file.display()
     ))
 }

@@ -1,6 +1,7 @@
 //! The subcommands, one module per concern; each calls memcore and prints the result.
 
 mod history;
+mod hydrate;
 mod index;
 mod init;
 mod model;
@@ -29,11 +30,13 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Search(args) => search::run(&open(global, out)?, args, out),
         Command::Versions(args) => history::versions(&open(global, out)?, &args.reference, out),
         Command::Diff(args) => history::diff(&open(global, out)?, &args, out),
+        Command::Hydrate(args) => hydrate::run(&open(global, out)?, &args, out),
+        Command::Sync => index::sync(&open(global, out)?, out),
         Command::Reindex => index::reindex(&open(global, out)?, out),
         Command::Verify => index::verify(&open(global, out)?, out),
         Command::Repair => index::repair(&open(global, out)?, out),
         Command::Stats => stats::run(&open(global, out)?, out),
-        Command::Init => init::run(global, out),
+        Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
     }
 }

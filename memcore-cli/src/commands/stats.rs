@@ -4,17 +4,19 @@ use memcore::Memcore;
 use serde_json::{Value, json};
 
 use crate::failure::Failure;
-use crate::output::Output;
+use crate::output::{Output, serde_name};
 
 /// `stats`: the store's location and settings, and its memories by collection and status.
 pub(super) fn run(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
     let stats = memcore.stats()?;
     let location = memcore.location();
-    let versioning = serde_json::to_value(location.config.versioning).unwrap_or_default();
+    let versioning = serde_name(&location.config.versioning);
+    let backend = serde_name(&location.config.backend);
     if out.json() {
         let mut value = json!({
             "store": location.root,
             "config_file": location.config_file,
+            "backend": backend,
             "versioning": versioning,
         });
         if let (Value::Object(value), Ok(Value::Object(counts))) =
@@ -26,16 +28,14 @@ pub(super) fn run(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
     }
     let settings =
         location.config_file.as_ref().map_or("defaults".into(), |f| f.display().to_string());
-    let summary = [
+    out.fields(&[
         ("store", location.root.display().to_string()),
         ("settings", settings),
-        ("versioning", versioning.as_str().unwrap_or_default().to_owned()),
+        ("backend", backend),
+        ("versioning", versioning),
         ("memories", stats.memories.to_string()),
         ("unreadable", stats.unreadable.to_string()),
-    ];
-    for (key, value) in summary {
-        out.line(&format!("{key:<12}{value}"))?;
-    }
+    ])?;
     for (header, counts) in [("COLLECTION", &stats.collections), ("STATUS", &stats.statuses)] {
         if counts.is_empty() {
             continue;

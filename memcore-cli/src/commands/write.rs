@@ -24,6 +24,7 @@ pub(super) fn put(memcore: &Memcore, args: PutArgs, out: &mut Output) -> Result<
     memory.title = args.title.or(memory.title);
     memory.category = args.category.or(memory.category);
     memory.context = args.context.or(memory.context);
+    memory.summary = args.summary.or(memory.summary);
     memory.created_by = args.created_by.or(memory.created_by);
     if let Some(tags) = args.tags {
         memory.tags = tags;
