@@ -40,6 +40,8 @@ fn unknown_flags_and_bad_values_are_usage_errors() {
     // update needs something to change; --merge-tags needs --tags.
     rejected(&sandbox, &["update", "keep"], "", 2);
     rejected(&sandbox, &["update", "keep", "--merge-tags", "--content", "-"], "new", 2);
+    rejected(&sandbox, &["--backend", "svn", "list"], "", 2);
+    rejected(&sandbox, &["hydrate", "keep", "--level", "deep"], "", 2);
     sandbox.run(&["--bogus"]).assert().code(2).stderr(contains("Usage:"));
 }
 
@@ -81,6 +83,11 @@ fn invalid_ids_and_input_memcore_rejects_are_validation_errors() {
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
     }
     rejected(&sandbox, &["put", "-"], "   \n", 3);
+    for rev in ["--version=-x", "--version=1..2"] {
+        let error = rejected(&sandbox, &["get", "keep", rev], "", 3);
+        assert!(error["recovery"].as_str().unwrap().contains("version number"), "{error}");
+    }
+    rejected(&sandbox, &["diff", "keep", "--from=-x"], "", 3);
     rejected(&sandbox, &["get", "missing"], "", 1);
     rejected(&sandbox, &["versions", "missing"], "", 1);
 }
@@ -91,11 +98,7 @@ fn a_store_path_that_is_a_file_is_rejected_with_a_hint() {
     let file = sandbox.path().join("not-a-dir");
     std::fs::write(&file, "precious").unwrap();
     let before = sandbox.snapshot();
-    let output =
-        sandbox.bare_in(sandbox.path()).args(["--store", "not-a-dir", "list", "--json"]).output();
-    let output = output.unwrap();
-    assert_eq!(output.status.code(), Some(3));
-    let error = json_error(&output);
+    let error = sandbox.error_in(sandbox.path(), &["--store", "not-a-dir", "list"], 3);
     assert!(error["recovery"].as_str().unwrap().contains("directory"), "{error}");
     sandbox
         .bare_in(sandbox.path())
@@ -120,4 +123,17 @@ fn help_documents_the_exit_codes_and_json_errors() {
     }
     assert!(help.contains(r#"{"error": {"category", "message", "recovery", "exit_code"}}"#));
     sandbox.bare_in(sandbox.path()).arg("--version").assert().success().stdout(contains("0.1"));
+}
+
+#[test]
+fn hydrating_a_file_store_beyond_the_summary_is_unsupported() {
+    let sandbox = with_one_memory();
+    for level in ["full", "files"] {
+        let error = rejected(&sandbox, &["hydrate", "keep", "--level", level], "", 5);
+        assert_eq!(error["category"], "UNSUPPORTED", "{level}");
+        assert!(error["recovery"].as_str().unwrap().contains("git-notes"), "{error}");
+    }
+    let summary = sandbox.json(&["hydrate", "keep", "--level", "summary"]);
+    assert_eq!((&summary["level"], &summary["memory"]["id"]), (&"summary".into(), &"keep".into()));
+    rejected(&sandbox, &["hydrate", "missing", "--level", "summary"], "", 1);
 }

@@ -4,7 +4,8 @@
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{GPU, Sandbox, keys};
+use crate::gitrepo;
+use crate::support::{GPU, Sandbox, json_of, keys};
 
 #[test]
 fn update_then_versions_and_get_an_earlier_version() {
@@ -86,17 +87,15 @@ fn diff_between_versions_and_restore_an_earlier_one() {
 }
 
 #[test]
-fn a_project_in_a_git_work_tree_has_git_history() {
+fn a_project_in_a_git_work_tree_has_git_history_by_any_revision() {
     let sandbox = Sandbox::new();
     let project = sandbox.path().join("project");
-    std::fs::create_dir(&project).unwrap();
-    let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(&project).status();
-    assert!(git.unwrap().success(), "git init");
-    sandbox.bare_in(&project).arg("init").assert().success();
+    let repo = gitrepo::init_with_commit(&project);
     // Every write becomes a commit, so each version is in git.
+    sandbox.bare_in(&project).args(["init", "--git-autocommit"]).assert().success();
     let config = std::fs::read_to_string(project.join(".memcore.yaml")).unwrap();
-    let config = config.replace("git_autocommit: false", "git_autocommit: true");
-    std::fs::write(project.join(".memcore.yaml"), config).unwrap();
+    assert!(config.contains("git_autocommit: true\n"), "{config}");
+    gitrepo::commit_all(&repo, "add the project config");
 
     let memcore = |args: &[&str]| {
         let mut cmd = sandbox.bare_in(&project);
@@ -104,22 +103,58 @@ fn a_project_in_a_git_work_tree_has_git_history() {
         cmd
     };
     memcore(&["put", "-", "--id", "note"]).write_stdin("first\n").assert().success();
+    let first = repo.head().unwrap().peel_to_commit().unwrap();
+    repo.tag_lightweight("v1", first.as_object(), false).unwrap();
     memcore(&["update", "note", "--content", "-"]).write_stdin("second\n").assert().success();
 
-    let versions = memcore(&["versions", "note", "--json"]).assert().success();
-    let versions: serde_json::Value =
-        serde_json::from_slice(&versions.get_output().stdout).unwrap();
+    let versions = json_of(&mut memcore(&["versions", "note"]));
     let versions = versions["versions"].as_array().unwrap();
     assert_eq!(versions.len(), 2);
-    assert_eq!(versions[0]["rev"].as_str().unwrap().len(), 40, "a commit id");
-    assert_eq!(versions[1]["current"], true);
+    assert_eq!(versions[0]["rev"], first.id().to_string(), "a commit id");
+    assert_eq!(
+        (&versions[0]["author"], &versions[1]["current"]),
+        (&"Test Author".into(), &true.into())
+    );
+    memcore(&["versions", "note"])
+        .assert()
+        .success()
+        .stdout(contains(&first.id().to_string()[..12]));
 
-    memcore(&["diff", "note", "--from", "HEAD~1", "--to", "HEAD"])
+    // HEAD~1, a tag, a short commit id and `current` all name versions.
+    let short = &first.id().to_string()[..7];
+    for rev in ["HEAD~1", "v1", short] {
+        memcore(&["get", "note", "--version", rev, "--format", "raw"])
+            .assert()
+            .success()
+            .stdout("first\n");
+    }
+    memcore(&["get", "note", "--version", "current", "--format", "raw"])
         .assert()
         .success()
-        .stdout(contains("-first").and(contains("+second")));
-    memcore(&["get", "note", "--version", "HEAD~1", "--format", "raw"])
+        .stdout("second\n");
+    for (from, to) in [("HEAD~1", "HEAD"), ("v1", "current"), (short, "current")] {
+        memcore(&["diff", "note", "--from", from, "--to", to])
+            .assert()
+            .success()
+            .stdout(contains("-first").and(contains("+second")));
+    }
+    let json = json_of(&mut memcore(&["diff", "note", "--from", "v1"]));
+    assert_eq!((&json["from"], &json["to"]), (&"v1".into(), &"current".into()));
+
+    memcore(&["restore", "note", "--version", "v1"])
         .assert()
         .success()
-        .stdout("first\n");
+        .stdout("restored memory/note (version 3)\n");
+    memcore(&["get", "note", "--format", "raw"]).assert().success().stdout("first\n");
+    let versions = json_of(&mut memcore(&["versions", "note"]));
+    assert_eq!(versions["versions"].as_array().unwrap().len(), 3, "the restore is a commit");
+
+    // Revisions that are no revisions: validation, or not found.
+    for rev in ["--version=-x", "--version=HEAD..v1", "--version=a b"] {
+        let error = sandbox.error_in(&project, &["get", "note", rev], 3);
+        assert_eq!(error["category"], "VALIDATION", "{rev}");
+    }
+    memcore(&["diff", "note", "--from=-x"]).assert().code(3).stderr(contains("hint:"));
+    memcore(&["restore", "note", "--version", "v9"]).assert().code(1);
+    memcore(&["get", "note", "--version", "HEAD~9"]).assert().code(1);
 }

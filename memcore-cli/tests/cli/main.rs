@@ -1,6 +1,8 @@
 //! The `memcore` binary, driven as a person or an agent would: every subcommand on temp
 //! stores, stdin, JSON schemas, exit codes, store detection and bad input.
 //!
+//! Git repositories are made with libgit2 (`gitrepo`), so no `git` binary is needed.
+//!
 //! Search runs without the embedding model (an empty MEMCORE_MODEL_DIR: text search and a
 //! warning) except one test, which needs the real model (`scripts/fetch-models`).
 
@@ -8,6 +10,10 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod git_notes;
+// The library's helper for real repositories (libgit2, no `git` binary), shared as it is.
+#[path = "../../../memcore/tests/gitrepo/mod.rs"]
+mod gitrepo;
 mod history;
 mod maintenance;
 mod memories;

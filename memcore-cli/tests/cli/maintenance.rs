@@ -61,6 +61,7 @@ fn stats_counts_by_collection_and_status() {
     assert_eq!(stats["statuses"], serde_json::json!({"active": 3}));
     assert_eq!(stats["unreadable"], 0);
     assert_eq!(stats["versioning"], "auto");
+    assert_eq!(stats["backend"], "file");
     assert_eq!(stats["store"], sandbox.store().display().to_string());
     assert_eq!(stats["config_file"], serde_json::Value::Null);
     sandbox

@@ -16,6 +16,7 @@ fn init_then_commands_from_a_nested_directory_use_the_project_store() {
     let init: serde_json::Value = serde_json::from_slice(&init.get_output().stdout).unwrap();
     assert_eq!(init["config_file"], project.join(".memcore.yaml").display().to_string());
     assert_eq!(init["store"], project.join(".memcore").display().to_string());
+    assert_eq!(init["backend"], "file");
     let config = std::fs::read_to_string(project.join(".memcore.yaml")).unwrap();
     assert!(config.contains("path: .memcore"), "{config}");
     assert!(project.join(".memcore").is_dir());

@@ -65,8 +65,15 @@ impl Sandbox {
 
     /// Runs `ARGS... --json` on the store, expects success and returns the parsed stdout.
     pub(crate) fn json(&self, args: &[&str]) -> Value {
-        let output = self.run(args).arg("--json").assert().success().get_output().clone();
-        serde_json::from_slice(&output.stdout).unwrap()
+        json_of(&mut self.run(args))
+    }
+
+    /// Runs `memcore ARGS... --json` in `cwd`, expects exit `code` and returns the JSON error
+    /// it printed (checked against the schema).
+    pub(crate) fn error_in(&self, cwd: &Path, args: &[&str], code: i32) -> Value {
+        let output = self.bare_in(cwd).args(args).arg("--json").output().unwrap();
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
+        json_error(&output)
     }
 
     /// Stores `content` read from stdin with extra `put` options; returns its JSON.
@@ -102,6 +109,12 @@ impl Sandbox {
         files.sort();
         files
     }
+}
+
+/// Runs `cmd --json`, expects success and returns the parsed stdout.
+pub(crate) fn json_of(cmd: &mut Command) -> Value {
+    let output = cmd.arg("--json").assert().success().get_output().clone();
+    serde_json::from_slice(&output.stdout).unwrap()
 }
 
 /// The JSON error object a failed `--json` command printed on stderr, checked against the
