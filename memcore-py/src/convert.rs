@@ -263,6 +263,23 @@ pub(crate) fn count_arg(py: Python<'_>, value: i64, name: &str) -> PyResult<usiz
     })
 }
 
+/// The value `name` stands for among a fixed set of string options (`scope`, `backend`,
+/// `level`); another string is a `ValidationError` that lists the options.
+pub(crate) fn choice<T: Copy>(
+    py: Python<'_>,
+    what: &str,
+    name: &str,
+    options: &[(&str, T)],
+) -> PyResult<T> {
+    if let Some((_, value)) = options.iter().find(|(option, _)| *option == name) {
+        return Ok(*value);
+    }
+    let mut quoted: Vec<String> = options.iter().map(|(option, _)| format!("{option:?}")).collect();
+    let last = quoted.pop().unwrap_or_default();
+    let listed = if quoted.is_empty() { last } else { format!("{} or {last}", quoted.join(", ")) };
+    Err(invalid(py, format!("unknown {what} {name:?}"), &format!("use {what}={listed}")))
+}
+
 /// The Python type name of `value`, for messages.
 pub(crate) fn type_name(value: &Bound<'_, PyAny>) -> String {
     value.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string())

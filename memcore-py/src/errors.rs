@@ -65,7 +65,8 @@ const CLASSES: [Class; 8] = [
         name: "StorageError",
         category: "STORAGE",
         value_error: false,
-        doc: "Reading or writing the store failed at the operating-system level.",
+        doc: "Reading or writing the store failed: at the operating-system level, or in the \
+              git repository holding it (e.g. one without a first commit).",
     },
     Class {
         name: "CorruptedError",

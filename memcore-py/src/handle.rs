@@ -4,20 +4,24 @@
 //! take a clone of the `Arc` (so `close` on another thread never pulls the store out from
 //! under a running call), run the core call through [`run`] (GIL released, panics caught,
 //! errors mapped), then convert the result, whose type lives in its own module (`search`:
-//! `SearchResults`; `index`: `VerifyReport`, `RepairReport`). `reindex` is the one call that
-//! runs Python code while detached: its progress callback, see [`ProgressCallback`].
+//! `SearchResults`; `index`: `VerifyReport`, `RepairReport`, `SyncReport`; `git`:
+//! `Hydrated`). `reindex` is the one call that runs Python code while detached: its progress
+//! callback, see [`ProgressCallback`].
 
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use memcore::{ListOptions, MAX_LIMIT, MemoryUpdate, Query, Scope, SearchMode, Status};
+use memcore::{Backend, ListOptions, MAX_LIMIT, MemoryUpdate, Query, Scope, SearchMode, Status};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::convert::{AwareTime, Filters, Strings, count_arg, metadata_arg, py_repr, reference};
+use crate::convert::{
+    AwareTime, Filters, Strings, choice, count_arg, metadata_arg, py_repr, reference,
+};
 use crate::errors::{invalid, run, to_pyerr};
+use crate::git::{PyHydrated, parse_level};
 use crate::history::{PyTrashEntry, PyVersion};
-use crate::index::{ProgressCallback, PyRepairReport, PyVerifyReport};
+use crate::index::{ProgressCallback, PyRepairReport, PySyncReport, PyVerifyReport};
 use crate::listing::PyListing;
 use crate::memory::PyMemory;
 use crate::put_args::{self, parse_status};
@@ -43,6 +47,21 @@ impl PyMemcore {
                 "open it again with memcore.open(...) (a `with` block closes on exit)",
             )
         })
+    }
+
+    /// `call(core, reference, rev)`: `get_version` or `restore_version`, which take and
+    /// return the same.
+    fn at_rev(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        collection: Option<&str>,
+        rev: RevArg,
+        call: fn(&memcore::Memcore, &str, &str) -> memcore::Result<memcore::Memory>,
+    ) -> PyResult<PyMemory> {
+        let reference = reference(py, id, collection)?;
+        let core = self.core(py)?;
+        run(py, move || call(&core, &reference, &rev.0)).map(PyMemory::new)
     }
 }
 
@@ -248,7 +267,9 @@ impl PyMemcore {
         Ok(versions.into_iter().map(PyVersion::new).collect())
     }
 
-    /// The memory as it was at `rev` (a `Version.rev`; an int is taken as its text).
+    /// The memory as it was at `rev`: a `Version.rev` (an int is taken as its text); in a
+    /// store inside a git work tree any git revision (`"HEAD~2"`, a tag, a short commit id);
+    /// `"current"` for the memory as it is now.
     #[pyo3(signature = (id, rev, *, collection=None))]
     fn get_version(
         &self,
@@ -257,10 +278,60 @@ impl PyMemcore {
         rev: RevArg,
         collection: Option<&str>,
     ) -> PyResult<PyMemory> {
+        self.at_rev(py, id, collection, rev, memcore::Memcore::get_version)
+    }
+
+    /// A unified diff of the memory's file from revision `from_rev` to `to_rev` (each as
+    /// for `get_version`; `to_rev` defaults to `"current"`, the memory as it is now). Empty
+    /// when they do not differ. The same for git and built-in history.
+    #[pyo3(
+        signature = (id, from_rev, to_rev=RevArg::current(), *, collection=None),
+        text_signature = "($self, id, from_rev, to_rev='current', *, collection=None)"
+    )]
+    fn diff(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        from_rev: RevArg,
+        to_rev: RevArg,
+        collection: Option<&str>,
+    ) -> PyResult<String> {
         let reference = reference(py, id, collection)?;
-        let rev = rev.0;
+        let (from, to) = (from_rev.0, to_rev.0);
         let core = self.core(py)?;
-        run(py, move || core.get_version(&reference, &rev)).map(PyMemory::new)
+        run(py, move || core.diff(&reference, &from, &to))
+    }
+
+    /// Writes the memory back as it was at `rev` (as for `get_version`) and returns it as
+    /// stored: a new version, so nothing is lost. A store inside a git work tree with
+    /// `git_autocommit: true` in its config commits it.
+    #[pyo3(signature = (id, rev, *, collection=None))]
+    fn restore_version(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        rev: RevArg,
+        collection: Option<&str>,
+    ) -> PyResult<PyMemory> {
+        self.at_rev(py, id, collection, rev, memcore::Memcore::restore_version)
+    }
+
+    /// The memory with as much git context as `level` asks for: `"summary"` the memory
+    /// alone, `"full"` also its whole note and the commit it is attached to, `"files"` also
+    /// the files that commit changed. Beyond `"summary"` only the git-notes backend has this
+    /// context; a file store raises `UnsupportedError`.
+    #[pyo3(signature = (id, level="summary", *, collection=None))]
+    fn hydrate(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        level: &str,
+        collection: Option<&str>,
+    ) -> PyResult<PyHydrated> {
+        let reference = reference(py, id, collection)?;
+        let level = parse_level(py, level)?;
+        let core = self.core(py)?;
+        run(py, move || core.hydrate(&reference, level)).map(PyHydrated::new)
     }
 
     /// Searches the memories for `text`, best first. `mode` is `"hybrid"` (full-text and
@@ -369,6 +440,15 @@ impl PyMemcore {
         run(py, move || core.repair()).map(PyRepairReport::new)
     }
 
+    /// Brings the indexes level with changes made behind memcore's back, such as git notes
+    /// fetched from another clone (`git fetch origin 'refs/notes/*:refs/notes/*'`): only
+    /// what changed since the last sync where the backend can tell (git notes; also run on
+    /// open), else a full `repair`.
+    fn sync(&self, py: Python<'_>) -> PyResult<PySyncReport> {
+        let core = self.core(py)?;
+        run(py, move || core.sync()).map(PySyncReport::new)
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "<memcore.Memcore path={}{}>",
@@ -392,6 +472,13 @@ fn search_limit(py: Python<'_>, limit: i64) -> PyResult<usize> {
 
 /// A `rev` argument: a str, or an int written as text.
 struct RevArg(String);
+
+impl RevArg {
+    /// The memory as it is now ([`memcore::Memcore::CURRENT`]).
+    fn current() -> Self {
+        Self(memcore::Memcore::CURRENT.to_owned())
+    }
+}
 
 impl<'a, 'py> FromPyObject<'a, 'py> for RevArg {
     type Error = PyErr;
@@ -419,26 +506,30 @@ impl<'a, 'py> FromPyObject<'a, 'py> for RevArg {
 /// store `scope` names: `"auto"` (the project store found walking up from `start_dir`, by
 /// default the working directory, else the global one), `"local"` (the project store; a
 /// `NotFoundError` without one) or `"global"` (`$MEMCORE_HOME`, ...).
+///
+/// `backend` overrides the store's config (`backend:` in its `config.yaml` or
+/// `.memcore.yaml`): `"file"` (markdown files) or `"git-notes"` (git notes in the repository
+/// holding the directory, which needs a first commit before anything is stored).
 #[pyfunction]
-#[pyo3(signature = (path=None, *, scope="auto", start_dir=None))]
+#[pyo3(signature = (path=None, *, scope="auto", start_dir=None, backend=None))]
 fn open(
     py: Python<'_>,
     path: Option<PathBuf>,
     scope: &str,
     start_dir: Option<PathBuf>,
+    backend: Option<&str>,
 ) -> PyResult<PyMemcore> {
-    let scope = match scope {
-        "auto" => Scope::Auto,
-        "local" => Scope::Local,
-        "global" => Scope::Global,
-        other => {
-            return Err(invalid(
-                py,
-                format!("unknown scope {other:?}"),
-                "use scope=\"auto\", \"local\" or \"global\"",
-            ));
-        }
-    };
+    let scope = choice(
+        py,
+        "scope",
+        scope,
+        &[("auto", Scope::Auto), ("local", Scope::Local), ("global", Scope::Global)],
+    )?;
+    let backend = backend
+        .map(|b| {
+            choice(py, "backend", b, &[("file", Backend::File), ("git-notes", Backend::GitNotes)])
+        })
+        .transpose()?;
     if path.is_some() && (scope != Scope::Auto || start_dir.is_some()) {
         return Err(invalid(
             py,
@@ -453,6 +544,9 @@ fn open(
         }
         if let Some(dir) = start_dir {
             builder = builder.start_dir(dir);
+        }
+        if let Some(backend) = backend {
+            builder = builder.backend(backend);
         }
         builder.open()
     })?;

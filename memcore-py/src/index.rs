@@ -1,5 +1,5 @@
-//! Index maintenance: `VerifyReport`, `IndexDiff` and `RepairReport` (what `verify` and
-//! `repair` return), and [`ProgressCallback`], which lets `reindex` call a Python progress
+//! Index maintenance: `VerifyReport`, `IndexDiff`, `RepairReport` and `SyncReport` (what
+//! `verify`, `repair` and `sync` return), and [`ProgressCallback`], which lets `reindex` call a Python progress
 //! callback while the rest of the rebuild runs with the GIL released.
 
 use pyo3::exceptions::PyTypeError;
@@ -218,6 +218,48 @@ impl PyRepairReport {
     }
 }
 
+/// What `Memcore.sync` did.
+#[pyclass(frozen, eq, module = "memcore", name = "SyncReport")]
+#[derive(PartialEq)]
+pub(crate) struct PySyncReport {
+    inner: memcore::SyncReport,
+}
+
+impl PySyncReport {
+    pub(crate) fn new(inner: memcore::SyncReport) -> Self {
+        Self { inner }
+    }
+}
+
+#[pymethods]
+impl PySyncReport {
+    /// Memories whose index entries were brought level with the store (changed or removed).
+    #[getter]
+    fn synced(&self) -> usize {
+        self.inner.synced
+    }
+
+    /// Whether the whole store was compared (the first sync, or a backend that cannot say
+    /// what changed) rather than only what changed since the last sync.
+    #[getter]
+    fn full(&self) -> bool {
+        self.inner.full
+    }
+
+    /// Both fields as a new dict.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("synced", self.inner.synced)?;
+        dict.set_item("full", self.inner.full)?;
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        let full = if self.inner.full { "True" } else { "False" };
+        format!("SyncReport(synced={}, full={full})", self.inner.synced)
+    }
+}
+
 /// The `progress` argument of `reindex`: a Python callable `progress(done, total)`, called
 /// from inside the core's rebuild, which runs with the GIL released; each call takes the GIL
 /// back (`Python::attach`) for just the callback.
@@ -280,5 +322,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyVerifyReport>()?;
     m.add_class::<PyIndexDiff>()?;
     m.add_class::<PyRepairReport>()?;
+    m.add_class::<PySyncReport>()?;
     Ok(())
 }

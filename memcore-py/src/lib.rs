@@ -8,8 +8,9 @@
 //!   becomes an exception) and [`errors::run`], which every call into the core goes through:
 //!   the GIL released (`py.detach`), panics caught and turned into `MemcoreError`.
 //! - `handle`: `Memcore` (a frozen class over `Arc<memcore::Memcore>`) and `open`.
-//! - `memory`, `history`, `listing`, `search`, `index`: the immutable result types (`index`
-//!   also holds the adapter that lets `reindex` call a Python progress callback).
+//! - `memory`, `history`, `listing`, `search`, `index`, `git`: the immutable result types
+//!   (`index` also holds the adapter that lets `reindex` call a Python progress callback;
+//!   `git` the hydration types).
 //! - `convert`: argument extraction (metadata, string lists, filters, references).
 //! - `put_args`: `put`'s arguments, parsed by one pyfunction that `put_many` reuses per item.
 //!
@@ -19,6 +20,7 @@
 
 mod convert;
 mod errors;
+mod git;
 mod handle;
 mod history;
 mod index;
@@ -39,6 +41,7 @@ fn _memcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     listing::register(m)?;
     search::register(m)?;
     index::register(m)?;
+    git::register(m)?;
     handle::register(m)?;
     Ok(())
 }

@@ -156,7 +156,7 @@ impl PyMemory {
     }
 
     /// Every field as a new dict (tags and related_to as lists).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    pub(crate) fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let m = &self.inner;
         let dict = PyDict::new(py);
         dict.set_item("id", m.id.as_str())?;

@@ -16,6 +16,11 @@ read, edit and commit. No server, no network, no LLM needed.
         for hit in store.search("metal gpu", limit=3):
             print(hit.memory.ref, round(hit.score, 3))
 
+Inside a git work tree ``versions``, ``get_version``, ``diff`` and ``restore_version`` use
+git history (any revision: ``"HEAD~2"``, a tag, a commit id); ``open(path,
+backend="git-notes")`` keeps memories as git notes, which ``hydrate`` shows with their commit
+and files and ``sync`` indexes after a fetch.
+
 ``search`` is hybrid by default (full-text and semantic, fused by rank); without the embedding
 model it falls back to full text and says so in ``results.warnings``.
 
@@ -25,10 +30,13 @@ handle can serve many threads.
 """
 
 from ._memcore import (
+    ChangedFile,
+    CommitInfo,
     ConflictError,
     CorruptedError,
     EmbeddingError,
     Hit,
+    Hydrated,
     IndexDiff,
     Listing,
     Memcore,
@@ -41,6 +49,7 @@ from ._memcore import (
     ScoreParts,
     SearchResults,
     StorageError,
+    SyncReport,
     TrashEntry,
     UnsupportedError,
     ValidationError,
@@ -51,10 +60,13 @@ from ._memcore import (
 )
 
 __all__ = [
+    "ChangedFile",
+    "CommitInfo",
     "ConflictError",
     "CorruptedError",
     "EmbeddingError",
     "Hit",
+    "Hydrated",
     "IndexDiff",
     "Listing",
     "Memcore",
@@ -67,6 +79,7 @@ __all__ = [
     "ScoreParts",
     "SearchResults",
     "StorageError",
+    "SyncReport",
     "TrashEntry",
     "UnsupportedError",
     "ValidationError",

@@ -12,6 +12,8 @@ _Status = Literal["active", "resolved", "archived", "tombstone"]
 _Format = Literal["context", "json", "raw"]
 _Scope = Literal["auto", "local", "global"]
 _Mode = Literal["hybrid", "semantic", "text"]
+_Backend = Literal["file", "git-notes"]
+_Level = Literal["summary", "full", "files"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
 
@@ -38,6 +40,10 @@ __all__ = [
     "VerifyReport",
     "IndexDiff",
     "RepairReport",
+    "SyncReport",
+    "Hydrated",
+    "CommitInfo",
+    "ChangedFile",
     "Memcore",
     "open",
 ]
@@ -62,7 +68,7 @@ class ConflictError(MemcoreError):
     """The memory exists, the id is ambiguous, or another writer held the lock too long."""
 
 class StorageError(MemcoreError):
-    """Reading or writing the store failed at the operating-system level."""
+    """Reading or writing the store failed: in the operating system or the git repository."""
 
 class CorruptedError(MemcoreError):
     """A stored file could not be parsed; `path` and `line` say where."""
@@ -329,6 +335,76 @@ class RepairReport:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
+class SyncReport:
+    """What `Memcore.sync` did."""
+
+    @property
+    def synced(self) -> int:
+        """Memories whose index entries were brought level with the store."""
+    @property
+    def full(self) -> bool:
+        """Whether the whole store was compared rather than only what changed."""
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class CommitInfo:
+    """The commit a hydrated memory's note is attached to."""
+
+    @property
+    def sha(self) -> str: ...
+    @property
+    def author(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def time(self) -> datetime: ...
+    @property
+    def message(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class ChangedFile:
+    """A file changed by the commit of a hydrated memory."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def content(self) -> str | None:
+        """`None` when deleted, binary or over 100 KiB."""
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class Hydrated:
+    """A memory with the git context its level asked for."""
+
+    @property
+    def memory(self) -> Memory: ...
+    @property
+    def level(self) -> _Level: ...
+    @property
+    def note(self) -> str | None:
+        """The whole note holding the memory (level "full" and up)."""
+    @property
+    def commit(self) -> CommitInfo | None:
+        """The commit the note is attached to (level "full" and up)."""
+    @property
+    def files(self) -> tuple[ChangedFile, ...]:
+        """The files that commit changed, at most 20 (level "files")."""
+    @property
+    def files_omitted(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -415,7 +491,24 @@ class Memcore:
     def get_version(
         self, id: str, rev: str | int, *, collection: str | None = None
     ) -> Memory:
-        """The memory as it was at `rev` (a `Version.rev`)."""
+        """The memory as it was at `rev` (a `Version.rev`, a git revision, or "current")."""
+    def diff(
+        self,
+        id: str,
+        from_rev: str | int,
+        to_rev: str | int = "current",
+        *,
+        collection: str | None = None,
+    ) -> str:
+        """A unified diff of the memory between two revisions; empty when they match."""
+    def restore_version(
+        self, id: str, rev: str | int, *, collection: str | None = None
+    ) -> Memory:
+        """Writes the memory back as it was at `rev`, as a new version."""
+    def hydrate(
+        self, id: str, level: _Level = "summary", *, collection: str | None = None
+    ) -> Hydrated:
+        """The memory with its note, commit ("full") and changed files ("files")."""
     def search(
         self,
         text: str,
@@ -443,12 +536,15 @@ class Memcore:
         """Compares the store with every index."""
     def repair(self) -> RepairReport:
         """Re-indexes what `verify` finds missing or stale, drops orphaned entries."""
+    def sync(self) -> SyncReport:
+        """Indexes changes made behind memcore's back (e.g. fetched git notes)."""
 
 def open(
     path: _StrPath | None = None,
     *,
     scope: _Scope = "auto",
     start_dir: _StrPath | None = None,
+    backend: _Backend | None = None,
 ) -> Memcore:
     """Opens (creating if needed) the store at `path`, or the one `scope` finds."""
 
