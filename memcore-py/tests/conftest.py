@@ -4,6 +4,7 @@ installs it into a fresh virtual environment), never the source tree."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,6 +89,17 @@ def write_file(path: Path, text: str) -> Path:
 def in_tmp_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_examples(section: str) -> list[str]:
+    """The ```python blocks of memcore-py/README.md's `## {section}`, which tests run."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert found, f"README.md has no section {section!r}"
+    return re.findall(r"```python\n(.*?)```", found.group(1), flags=re.S)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

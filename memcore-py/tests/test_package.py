@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 import memcore
+from conftest import README, readme_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python" / "agent.py"
-README = ROOT / "memcore-py" / "README.md"
 
 
 def test_exports_and_version() -> None:
@@ -88,12 +88,8 @@ def test_the_example_agent_without_arguments_uses_a_temporary_store() -> None:
     assert "memory files under" in done.stdout
 
 
-def python_blocks(markdown: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", markdown, flags=re.DOTALL)
-
-
 def test_the_readme_quick_start_runs(in_tmp_cwd: Path) -> None:
-    blocks = python_blocks(README.read_text(encoding="utf-8"))
+    blocks = readme_examples("Quick start")
     assert blocks, "the README has a Python quick start"
     for block in blocks:
         out = io.StringIO()
