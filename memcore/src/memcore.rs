@@ -373,7 +373,9 @@ impl Memcore {
                 Ok(memory)
             }
             Err(e) => {
-                self.indexes.journal().end(&keys)?;
+                // A store error may follow a durable write (a git autocommit that failed):
+                // index whatever the store now holds.
+                self.indexes.replay_locked(self.store.as_ref())?;
                 Err(e)
             }
         }
@@ -392,7 +394,7 @@ impl Memcore {
                 Ok(entry)
             }
             Err(e) => {
-                self.indexes.journal().end(&keys)?;
+                self.indexes.replay_locked(self.store.as_ref())?;
                 Err(e)
             }
         }

@@ -69,13 +69,14 @@ fn history_comes_from_the_users_commits_and_follows_renames() {
 fn with_autocommit_every_write_is_a_commit_and_restore_is_one_more() {
     let dir = tempfile::tempdir().unwrap();
     let repo = gitrepo::init_with_commit(dir.path());
-    // Something the user staged must stay staged and uncommitted.
-    std::fs::write(dir.path().join("staged.txt"), "mine").unwrap();
-    repo.index().unwrap().add_path(Path::new("staged.txt")).unwrap();
-    repo.index().unwrap().write().unwrap();
     let root = dir.path().join("memories");
     let memcore = open(&root, true);
     memcore.put(NewMemory::new("first").id("m")).unwrap();
+    // Something the user stages between two writes stays staged and uncommitted.
+    std::fs::write(dir.path().join("staged.txt"), "mine").unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new("staged.txt")).unwrap();
+    index.write().unwrap();
     memcore.update("m", MemoryUpdate::new().content("second")).unwrap();
     memcore.update("m", MemoryUpdate::new().content("third")).unwrap();
     let versions = memcore.versions("m").unwrap();

@@ -59,7 +59,17 @@ pub(crate) fn open_repository(dir: &Path) -> crate::Result<Repository> {
     })
 }
 
-/// Whether `dir` (which may not exist yet) is inside the work tree of a git repository.
+/// Whether git can keep the history of the store at `dir` (which may not exist yet): it lies
+/// inside the work tree of a repository and is not ignored there.
 pub(crate) fn inside_work_tree(dir: &Path) -> bool {
-    open_repository(dir).is_ok_and(|repo| repo.workdir().is_some())
+    let Some(existing) = dir.ancestors().find(|d| d.is_dir()) else { return false };
+    let Ok(repo) = Repository::discover(existing) else { return false };
+    let workdir = repo.workdir().and_then(|w| w.canonicalize().ok());
+    let (Some(workdir), Ok(resolved)) = (workdir, existing.canonicalize()) else { return false };
+    let rest = dir.strip_prefix(existing).unwrap_or(Path::new(""));
+    match resolved.join(rest).strip_prefix(&workdir) {
+        Ok(relative) if relative.as_os_str().is_empty() => true,
+        Ok(relative) => !repo.is_path_ignored(relative).unwrap_or(false),
+        Err(_) => false,
+    }
 }

@@ -207,7 +207,10 @@ impl GitHistory {
             }
         };
         let mut update = TreeUpdateBuilder::new();
+        // The index may have changed on disk since this handle last read it (the user staged
+        // or committed meanwhile): read it again, so that only our paths change in it.
         let mut index = repo.index().map_err(failed)?;
+        index.read(true).map_err(failed)?;
         for (path, name) in paths.iter().zip(&relative) {
             if path.is_file() {
                 let blob = repo.blob_path(path).map_err(failed)?;
@@ -226,6 +229,9 @@ impl GitHistory {
         if tree == base.id() {
             return Ok(());
         }
+        // Index first: should the commit then fail, the change is merely staged, never
+        // shown as staged in reverse.
+        index.write().map_err(failed)?;
         let tree = repo.find_tree(tree).map_err(failed)?;
         let signature = repo
             .signature()
@@ -234,7 +240,7 @@ impl GitHistory {
         let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
         repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)
             .map_err(failed)?;
-        index.write().map_err(failed)
+        Ok(())
     }
 }
 
@@ -242,8 +248,9 @@ fn committing_failed(message: &str, e: git2::Error) -> Error {
     let mut err =
         git_error(&format!("the change is stored, but committing it ({message}) failed"), e);
     if let Error::Storage { recovery, .. } | Error::Conflict { recovery, .. } = &mut err {
-        *recovery = "the memory file is written; commit it by hand (`git commit`), or retry \
-                     when no other git process holds the repository"
+        *recovery = "the memory file is written (and staged when the index could be updated): \
+                     commit it by hand (`git commit`) once no other git process holds the \
+                     repository"
             .to_owned();
     }
     err

@@ -146,7 +146,12 @@ fn changed_files(repo: &Repository, commit: &Commit<'_>) -> Result<(Vec<ChangedF
             omitted += 1;
             continue;
         }
-        let blob = match delta.new_file().exists() {
+        // A submodule bump (a gitlink) or a deleted file has no blob to show.
+        let is_blob = matches!(
+            delta.new_file().mode(),
+            git2::FileMode::Blob | git2::FileMode::BlobExecutable | git2::FileMode::Link
+        );
+        let blob = match delta.new_file().exists() && is_blob {
             true => Some(repo.find_blob(delta.new_file().id()).map_err(failed)?),
             false => None,
         };

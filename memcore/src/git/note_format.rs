@@ -109,9 +109,24 @@ fn split_blocks(text: &str) -> Vec<(usize, String)> {
         return Vec::new();
     }
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut starts: Vec<usize> = (0..lines.len())
-        .filter(|&i| opens_block(lines[i], lines.get(i + 1).map(|l| l.trim_end())))
-        .collect();
+    let opens = |i: usize| opens_block(lines[i], lines.get(i + 1).map(|l| l.trim_end()));
+    // Walk the note: an opener starts a block whose frontmatter runs to its closing `---`;
+    // only after that line may the next opener be found (so a body starting with `type:`
+    // right under the closing line stays in its block).
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !opens(i) {
+            i += 1;
+            continue;
+        }
+        starts.push(i);
+        i += 2;
+        while i < lines.len() && lines[i].trim_end() != "---" {
+            i += 1;
+        }
+        i += 1;
+    }
     if starts.first() != Some(&0) {
         // Text before the first block (a hand-written note) is a block of its own, which
         // fails to parse with a clear message rather than vanishing.
@@ -301,7 +316,14 @@ mod tests {
     #[test]
     fn blocks_round_trip_exactly() {
         let mut note = Note::default();
-        let contents = ["no newline", "one newline\n", "blank lines\n\n\n", "# H\n\n---\n\nrule"];
+        let contents = [
+            "no newline",
+            "one newline\n",
+            "blank lines\n\n\n",
+            "# H\n\n---\n\nrule",
+            "type: object\nproperties: {}\n",
+            "---\ntitle: not frontmatter\n---\n",
+        ];
         for (i, content) in contents.iter().enumerate() {
             note.set(i, entry(content, &format!("k{i}"), i));
         }

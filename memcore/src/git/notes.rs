@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use git2::{ErrorCode, Oid, Repository, Signature};
+use git2::build::TreeUpdateBuilder;
+use git2::{ErrorCode, FileMode, Oid, Repository, Signature};
 use parking_lot::Mutex;
 
 use super::errors::{git_error, no_commits, open_repository};
@@ -188,7 +189,9 @@ impl GitNotesStore {
                  default ten",
             ));
         }
-        let git_dir = repo.path().to_path_buf();
+        // Worktrees of one repository share its notes refs: lock and index in the common
+        // git directory, so that agents in two worktrees exclude each other.
+        let git_dir = repo.commondir().to_path_buf();
         let private = git_dir.join(PRIVATE_DIR);
         create_private_dir_all(&private)?;
         let timeout = Duration::from_millis(config.lock_timeout_ms);
@@ -206,7 +209,8 @@ impl GitNotesStore {
         })
     }
 
-    /// The repository's git directory (`.git` of a work tree).
+    /// The repository's common git directory (`.git` of the main work tree, shared by its
+    /// linked worktrees).
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
     }
@@ -260,7 +264,10 @@ impl GitNotesStore {
         let rev = rev.unwrap_or(&self.target);
         let object = repo.revparse_single(rev).map_err(|e| match e.code() {
             ErrorCode::UnbornBranch => no_commits(),
-            ErrorCode::NotFound if rev == "HEAD" && repo.is_empty().unwrap_or(false) => {
+            ErrorCode::NotFound
+                if rev == "HEAD"
+                    && repo.head().is_err_and(|h| h.code() == ErrorCode::UnbornBranch) =>
+            {
                 no_commits()
             }
             _ => git_error(&format!("resolving revision {rev:?}"), e),
@@ -429,11 +436,18 @@ impl GitNotesStore {
                 return Err(missing());
             }
             let commit = self.resolve_sha(repo, overlay, &namespace, locator.sha)?;
-            let note = self.note(repo, overlay, &namespace, commit)?;
-            let entry = match note.entries.get(locator.index) {
-                Some(Ok(entry)) if entry.deleted_at.is_some() == deleted => entry.clone(),
-                Some(Err(e)) => return Err(corrupted(&namespace, commit, e)),
-                _ => return Err(missing()),
+            let pick = |note: &Note| match note.entries.get(locator.index) {
+                Some(Ok(entry)) if entry.deleted_at.is_some() == deleted => Ok(entry.clone()),
+                Some(Err(e)) => Err(corrupted(&namespace, commit, e)),
+                _ => Err(missing()),
+            };
+            // One entry is cloned, never the whole note.
+            let entry = match overlay.changed.get(&(namespace.clone(), commit)) {
+                Some(note) => pick(note)?,
+                None => match self.snapshot(repo, &namespace)?.notes.get(&commit) {
+                    Some(cached) => pick(&cached.note)?,
+                    None => return Err(missing()),
+                },
             };
             return Ok(Found { namespace, commit, index: locator.index, entry });
         }
@@ -511,83 +525,184 @@ impl GitNotesStore {
         for memory in &memories {
             self.check(memory)?;
         }
+        self.with_retries(|repo| {
+            let target = self.target_commit(repo, rev)?;
+            let mut overlay = Overlay::default();
+            let mut stored = Vec::with_capacity(memories.len());
+            for memory in &memories {
+                let memory = self.place(repo, &mut overlay, memory.clone(), mode, target)?;
+                stored.push(memory);
+            }
+            Ok(self.write(repo, overlay)?.then_some(stored))
+        })
+    }
+
+    /// Places one memory of a batch in `overlay`: over the live memory it replaces (same own
+    /// id, or the `namespace:sha:index` id of a memory read back), else appended to the note
+    /// of `target`. Returns the memory as it will be stored.
+    fn place(
+        &self,
+        repo: &Repository,
+        overlay: &mut Overlay,
+        mut memory: Memory,
+        mode: PutMode,
+        target: Oid,
+    ) -> Result<Memory> {
+        let namespace = memory.collection.clone();
+        let mut key = memory.id.clone();
+        let existing = if parse_locator(key.as_str()).is_some() {
+            let found =
+                self.find(repo, overlay, Some(&namespace), &key, false).map_err(|e| match e {
+                    Error::NotFound { .. } => Error::validation(
+                        format!("'{key}' names no live memory of namespace '{namespace}'"),
+                        "ids of the form namespace:commit:index are given by the git-notes \
+                         store; leave the id unset (or give your own) to add a memory",
+                    ),
+                    other => other,
+                })?;
+            key = found.entry.key.clone();
+            Some(found)
+        } else {
+            self.live_with_key(repo, overlay, &namespace, &key)?
+        };
+        if memory.summary.is_none() {
+            memory.summary = Some(derive_summary(&memory, self.limits.max_summary_chars));
+        }
+        let (commit, index) = match existing {
+            Some(_) if mode == PutMode::CreateOnly => {
+                return Err(Error::conflict(
+                    format!("memory '{key}' already exists in namespace '{namespace}'"),
+                    "use update to change it, put without create_only to replace it, or \
+                     choose another id",
+                ));
+            }
+            Some(old) => {
+                let old_memory = &old.entry.memory;
+                memory.created_at = old_memory.created_at;
+                memory.version = old_memory.version + 1;
+                memory.updated_at = memory.updated_at.max(old_memory.updated_at);
+                (old.commit, old.index)
+            }
+            None => (target, self.note_len(repo, overlay, &namespace, target)?),
+        };
+        memory.id = MemoryId::git_locator(&namespace, &commit.to_string(), index);
+        let entry = Entry { key, memory: memory.clone(), deleted_at: None };
+        self.stage(repo, overlay, &namespace, commit, index, entry)?;
+        Ok(memory)
+    }
+
+    /// How many blocks the note of `commit` has, with the changes of `overlay`.
+    fn note_len(
+        &self,
+        repo: &Repository,
+        overlay: &Overlay,
+        namespace: &Collection,
+        commit: Oid,
+    ) -> Result<usize> {
+        if let Some(note) = overlay.changed.get(&(namespace.clone(), commit)) {
+            return Ok(note.entries.len());
+        }
+        let snapshot = self.snapshot(repo, namespace)?;
+        Ok(snapshot.notes.get(&commit).map_or(0, |cached| cached.note.entries.len()))
+    }
+
+    /// Sets block `index` of the note of `commit` to `entry` in `overlay` (copying the note
+    /// from the snapshot on its first change).
+    fn stage(
+        &self,
+        repo: &Repository,
+        overlay: &mut Overlay,
+        namespace: &Collection,
+        commit: Oid,
+        index: usize,
+        entry: Entry,
+    ) -> Result<()> {
+        let slot = (namespace.clone(), commit);
+        if !overlay.changed.contains_key(&slot) {
+            let note = self.note(repo, overlay, namespace, commit)?;
+            overlay.changed.insert(slot.clone(), note);
+        }
+        if let Some(note) = overlay.changed.get_mut(&slot) {
+            note.set(index, entry);
+        }
+        Ok(())
+    }
+
+    /// Runs a write under the store's lock; `op` returns `None` when another git process
+    /// moved a notes ref between its read and its write (nothing was written), and runs
+    /// again from a fresh read.
+    fn with_retries<T>(&self, mut op: impl FnMut(&Repository) -> Result<Option<T>>) -> Result<T> {
         let _guard = self.lock.acquire()?;
         let repo = self.repo.lock();
-        let target = self.target_commit(&repo, rev)?;
-        let mut overlay = Overlay::default();
-        let mut stored = Vec::with_capacity(memories.len());
-        for mut memory in memories {
-            let namespace = memory.collection.clone();
-            let key = memory.id.clone();
-            if memory.summary.is_none() {
-                memory.summary = Some(derive_summary(&memory, self.limits.max_summary_chars));
+        for _ in 0..REF_RETRIES {
+            if let Some(done) = op(&repo)? {
+                return Ok(done);
             }
-            let (commit, index) = match self.live_with_key(&repo, &overlay, &namespace, &key)? {
-                Some(_) if mode == PutMode::CreateOnly => {
-                    return Err(Error::conflict(
-                        format!("memory '{key}' already exists in namespace '{namespace}'"),
-                        "use update to change it, put without create_only to replace it, or \
-                         choose another id",
-                    ));
-                }
-                Some(old) => {
-                    let old_memory = &old.entry.memory;
-                    memory.created_at = old_memory.created_at;
-                    memory.version = old_memory.version + 1;
-                    memory.updated_at = memory.updated_at.max(old_memory.updated_at);
-                    (old.commit, old.index)
-                }
-                None => (target, self.note(&repo, &overlay, &namespace, target)?.entries.len()),
-            };
-            memory.id = MemoryId::git_locator(&namespace, &commit.to_string(), index);
-            let entry = Entry { key, memory: memory.clone(), deleted_at: None };
-            overlay.set(
-                self.note(&repo, &overlay, &namespace, commit)?,
-                &namespace,
-                commit,
-                index,
-                entry,
-            );
-            stored.push(memory);
+            self.cache.lock().clear();
         }
-        self.write(&repo, overlay)?;
-        Ok(stored)
+        Err(Error::conflict(
+            "another git process kept changing the notes refs while memcore wrote",
+            "retry once the other git process (a fetch of refs/notes, `git notes`) has finished",
+        ))
     }
 
-    /// Changes the memory `found` to `entry` and writes its note (caller holds the lock).
-    fn rewrite(&self, repo: &Repository, found: &Found, entry: Entry) -> Result<()> {
-        let mut overlay = Overlay::default();
-        let note = self.note(repo, &overlay, &found.namespace, found.commit)?;
-        overlay.set(note, &found.namespace, found.commit, found.index, entry);
-        self.write(repo, overlay)
+    /// Changes the memory found by `find` (live, or deleted with `deleted`) with `change` and
+    /// writes its note, retrying from a fresh read on a race with another git process.
+    fn rewrite<T>(
+        &self,
+        collection: Option<&Collection>,
+        id: &MemoryId,
+        deleted: bool,
+        change: impl Fn(&Repository, &Found) -> Result<(Entry, T)>,
+    ) -> Result<T> {
+        self.with_retries(|repo| {
+            let mut overlay = Overlay::default();
+            let found = self.find(repo, &overlay, collection, id, deleted)?;
+            let (entry, result) = change(repo, &found)?;
+            self.stage(repo, &mut overlay, &found.namespace, found.commit, found.index, entry)?;
+            Ok(self.write(repo, overlay)?.then_some(result))
+        })
     }
 
-    /// Writes every note `overlay` changed, each as one commit on its namespace's notes ref,
-    /// and brings the cache level.
-    fn write(&self, repo: &Repository, overlay: Overlay) -> Result<()> {
+    /// Writes every note `overlay` changed, each as one commit on its namespace's notes ref
+    /// made on the tip the changes were read from (compare-and-swap), and brings the cache
+    /// level. `Ok(false)`: another git process moved a ref before anything was written.
+    fn write(&self, repo: &Repository, overlay: Overlay) -> Result<bool> {
         let signature = repo
             .signature()
             .or_else(|_| Signature::now("memcore", "memcore@localhost"))
             .map_err(|e| git_error("making a signature for the notes commit", e))?;
-        for ((namespace, commit), note) in overlay.changed {
+        for (written, ((namespace, commit), note)) in overlay.changed.into_iter().enumerate() {
             let refname = notes_ref(&namespace);
-            let before = self.snapshot(repo, &namespace)?;
-            let blob = write_note(repo, &signature, &refname, commit, &note.text())?;
-            let tip = repo.refname_to_id(&refname).ok();
-            let mut cache = self.cache.lock();
-            // The cache follows only when the new tip is our commit right on the old one;
-            // otherwise another writer moved the ref and the next read re-lists the notes.
-            let parent =
-                tip.and_then(|tip| repo.find_commit(tip).ok()).and_then(|c| c.parent_ids().next());
-            if parent == before.tip {
-                let mut notes = before.notes.clone();
-                notes.insert(commit, Arc::new(CachedNote { blob, note }));
-                cache.insert(namespace, Arc::new(NamespaceNotes { tip, notes }));
-            } else {
-                cache.remove(&namespace);
-            }
+            let before = self.cache.lock().get(&namespace).cloned().unwrap_or_default();
+            let text = note.text();
+            let (blob, tip) =
+                match write_note(repo, &signature, &refname, before.tip, commit, &text)? {
+                    Some(done) => done,
+                    None if written == 0 => return Ok(false),
+                    None => {
+                        return Err(Error::conflict(
+                            format!(
+                                "another git process changed {refname} while memcore wrote; \
+                                 {written} note(s) of this batch were stored"
+                            ),
+                            "list the memories to see which were stored, then put the rest again",
+                        ));
+                    }
+                };
+            // Cache what was written, re-parsed, so this process sees exactly what others do.
+            let sha = commit.to_string();
+            let reparsed = Note::parse(
+                &text,
+                &namespace,
+                &|index| MemoryId::git_locator(&namespace, &sha, index),
+                &|| crate::now(),
+            );
+            let mut notes = before.notes.clone();
+            notes.insert(commit, Arc::new(CachedNote { blob, note: reparsed }));
+            self.cache.lock().insert(namespace, Arc::new(NamespaceNotes { tip: Some(tip), notes }));
         }
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -595,21 +710,6 @@ impl GitNotesStore {
 #[derive(Debug, Default)]
 struct Overlay {
     changed: BTreeMap<(Collection, Oid), Note>,
-}
-
-impl Overlay {
-    /// Sets block `index` of `note` (the current note of `commit`) to `entry`.
-    fn set(
-        &mut self,
-        mut note: Note,
-        namespace: &Collection,
-        commit: Oid,
-        index: usize,
-        entry: Entry,
-    ) {
-        note.set(index, entry);
-        self.changed.insert((namespace.clone(), commit), note);
-    }
 }
 
 /// Reads and parses the note blob `blob` attached to `commit`.
@@ -632,31 +732,69 @@ fn read_note(
     Ok(CachedNote { blob, note })
 }
 
-/// Writes `text` as the note of `commit` under `refname`, retrying while another git
-/// process holds the ref.
+/// Writes `text` as the note of `commit` in a new notes commit on `tip` and moves `refname`
+/// from `tip` to it (compare-and-swap), retrying while another git process holds the ref's
+/// lock. Returns the note's blob and the new tip, or `None` when the ref no longer points at
+/// `tip` (another git process moved it).
 fn write_note(
     repo: &Repository,
     signature: &Signature<'_>,
     refname: &str,
+    tip: Option<Oid>,
     commit: Oid,
     text: &str,
-) -> Result<Oid> {
+) -> Result<Option<(Oid, Oid)>> {
+    let failed = |e| git_error(&format!("writing the note of {commit} under {refname}"), e);
+    let blob = repo.blob(text.as_bytes()).map_err(failed)?;
+    let parent = tip.map(|tip| repo.find_commit(tip)).transpose().map_err(failed)?;
+    let base = match &parent {
+        Some(parent) => parent.tree().map_err(failed)?,
+        None => {
+            let empty = repo.treebuilder(None).and_then(|b| b.write()).map_err(failed)?;
+            repo.find_tree(empty).map_err(failed)?
+        }
+    };
+    let sha = commit.to_string();
+    let path = note_path(&base, &sha).unwrap_or(sha);
+    let mut update = TreeUpdateBuilder::new();
+    update.upsert(path, blob, FileMode::Blob);
+    let tree =
+        update.create_updated(repo, &base).and_then(|t| repo.find_tree(t)).map_err(failed)?;
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    let message = "Notes added by memcore";
+    let new = repo.commit(None, signature, signature, message, &tree, &parents).map_err(failed)?;
     let mut attempt = 0;
     loop {
-        match repo.note(signature, signature, Some(refname), commit, text, true) {
-            Ok(blob) => return Ok(blob),
-            Err(e)
-                if matches!(e.code(), ErrorCode::Locked | ErrorCode::Modified)
-                    && attempt < REF_RETRIES =>
-            {
+        let moved = match tip {
+            Some(tip) => repo.reference_matching(refname, new, true, tip, message),
+            None => repo.reference(refname, new, false, message),
+        };
+        match moved {
+            Ok(_) => return Ok(Some((blob, new))),
+            Err(e) if e.code() == ErrorCode::Locked && attempt < REF_RETRIES => {
                 attempt += 1;
                 std::thread::sleep(Duration::from_millis(5 * u64::from(attempt)));
             }
-            Err(e) => {
-                return Err(git_error(&format!("writing the note of {commit} under {refname}"), e));
+            Err(e) if matches!(e.code(), ErrorCode::Modified | ErrorCode::Exists) => {
+                return Ok(None);
             }
+            Err(e) => return Err(failed(e)),
         }
     }
+}
+
+/// Where the note of `sha` sits in a notes tree: flat (`<sha>`) or fanned out
+/// (`ab/cdef...`, as git does for many notes), if it is there.
+fn note_path(tree: &git2::Tree<'_>, sha: &str) -> Option<String> {
+    (0..=3).find_map(|levels| {
+        let mut path = String::new();
+        for level in 0..levels {
+            path.push_str(&sha[2 * level..2 * level + 2]);
+            path.push('/');
+        }
+        path.push_str(&sha[2 * levels..]);
+        tree.get_path(Path::new(&path)).is_ok().then_some(path)
+    })
 }
 
 fn corrupted(
@@ -701,14 +839,13 @@ impl MemoryStore for GitNotesStore {
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
-        let _guard = self.lock.acquire()?;
-        let repo = self.repo.lock();
-        let found = self.find(&repo, &Overlay::default(), collection, id, false)?;
-        let next = change.apply(&found.entry.memory, &self.limits, now)?;
-        self.check(&next)?;
-        let entry = Entry { key: found.entry.key.clone(), memory: next.clone(), deleted_at: None };
-        self.rewrite(&repo, &found, entry)?;
-        Ok(next)
+        self.rewrite(collection, id, false, |_, found| {
+            let next = change.apply(&found.entry.memory, &self.limits, now)?;
+            self.check(&next)?;
+            let entry =
+                Entry { key: found.entry.key.clone(), memory: next.clone(), deleted_at: None };
+            Ok((entry, next))
+        })
     }
 
     fn delete(
@@ -717,37 +854,34 @@ impl MemoryStore for GitNotesStore {
         id: &MemoryId,
         now: Timestamp,
     ) -> Result<TrashEntry> {
-        let _guard = self.lock.acquire()?;
-        let repo = self.repo.lock();
-        let found = self.find(&repo, &Overlay::default(), collection, id, false)?;
-        let entry = Entry { deleted_at: Some(now), ..found.entry.clone() };
-        self.rewrite(&repo, &found, entry)?;
-        Ok(TrashEntry {
-            collection: found.namespace.clone(),
-            id: found.entry.memory.id,
-            deleted_at: now,
-            path: PathBuf::from(format!("{}@{}", notes_ref(&found.namespace), found.commit)),
+        self.rewrite(collection, id, false, |_, found| {
+            let entry = Entry { deleted_at: Some(now), ..found.entry.clone() };
+            let trashed = TrashEntry {
+                collection: found.namespace.clone(),
+                id: found.entry.memory.id.clone(),
+                deleted_at: now,
+                path: PathBuf::from(format!("{}@{}", notes_ref(&found.namespace), found.commit)),
+            };
+            Ok((entry, trashed))
         })
     }
 
     fn restore(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
-        let _guard = self.lock.acquire()?;
-        let repo = self.repo.lock();
-        let overlay = Overlay::default();
-        let found = self.find(&repo, &overlay, collection, id, true)?;
-        let key = &found.entry.key;
-        if let Some(live) = self.live_with_key(&repo, &overlay, &found.namespace, key)? {
-            return Err(Error::conflict(
-                format!(
-                    "memory '{key}' in namespace '{}' was taken meanwhile by {}",
-                    found.namespace, live.entry.memory.id
-                ),
-                "delete or change the live memory first, then restore",
-            ));
-        }
-        let entry = Entry { deleted_at: None, ..found.entry.clone() };
-        self.rewrite(&repo, &found, entry)?;
-        Ok(Arc::new(found.entry.memory))
+        self.rewrite(collection, id, true, |repo, found| {
+            let key = &found.entry.key;
+            let overlay = Overlay::default();
+            if let Some(live) = self.live_with_key(repo, &overlay, &found.namespace, key)? {
+                return Err(Error::conflict(
+                    format!(
+                        "memory '{key}' in namespace '{}' was taken meanwhile by {}",
+                        found.namespace, live.entry.memory.id
+                    ),
+                    "delete or change the live memory first, then restore",
+                ));
+            }
+            let entry = Entry { deleted_at: None, ..found.entry.clone() };
+            Ok((entry, Arc::new(found.entry.memory.clone())))
+        })
     }
 
     fn hydrate(
