@@ -192,7 +192,12 @@ fn main() {
         // The graph starts at the second semantic search (a one-shot process scans exactly).
         memcore.search(&Query::new(&questions[1]).mode(SearchMode::Hybrid)).expect("query");
         let waiting = Instant::now();
-        while let Some(GraphStatus::Starting { .. }) = memcore.vector_graph() {
+        loop {
+            match memcore.vector_graph() {
+                Some(GraphStatus::Starting { .. }) => {}
+                Some(GraphStatus::Ready { indexed, rows }) if indexed < rows => {}
+                _ => break,
+            }
             std::thread::sleep(Duration::from_secs(2));
         }
         println!(
