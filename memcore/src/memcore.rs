@@ -75,6 +75,7 @@ pub struct MemcoreBuilder {
     start_dir: Option<PathBuf>,
     config: Option<Config>,
     backend: Option<Backend>,
+    skip_sync: bool,
     clock: Option<Clock>,
     embedder: Option<Arc<dyn Embedder>>,
 }
@@ -110,7 +111,6 @@ impl MemcoreBuilder {
         self
     }
 
-    /// The embedder for semantic search, instead of the default ONNX model.
     /// Uses this backend whatever the config says. With [`Backend::GitNotes`] the path (or
     /// scope) is any directory inside the repository; its notes are the store and the
     /// indexes live in `.git/memcore/`.
@@ -132,7 +132,15 @@ impl MemcoreBuilder {
         self
     }
 
-    /// Uses this embedder instead of the default model (tests, custom models).
+    /// Whether opening syncs the indexes with changes made behind memcore's back (default
+    /// true; only backends that can tell what changed, git notes, do anything). Turn it off
+    /// to call [`Memcore::sync`] yourself and see its report.
+    pub fn sync_on_open(mut self, sync: bool) -> Self {
+        self.skip_sync = !sync;
+        self
+    }
+
+    /// The embedder for semantic search, instead of the default ONNX model.
     pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         self.embedder = Some(embedder);
         self
@@ -189,7 +197,7 @@ impl MemcoreBuilder {
         };
         // A store that can say what changed (git notes fetched from another clone) is synced
         // on open; for the others this is free.
-        if memcore.store.change_cursor()?.is_some() {
+        if !self.skip_sync && memcore.store.change_cursor()?.is_some() {
             memcore.sync()?;
         }
         Ok(memcore)
