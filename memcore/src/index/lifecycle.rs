@@ -454,8 +454,9 @@ impl Indexes {
         let report = match changed {
             Some(keys) => {
                 let _guard = self.lock.acquire()?;
-                self.sync_keys(store, &keys)?;
-                SyncReport { synced: keys.len(), full: false }
+                let stale = self.stale(store, &keys)?;
+                self.sync_keys(store, &stale)?;
+                SyncReport { synced: stale.len(), full: false }
             }
             None => {
                 let repaired = self.repair(store)?;
@@ -464,6 +465,20 @@ impl Indexes {
         };
         crate::store::fsutil::write_atomic(&cursor_file, cursor.as_bytes())?;
         Ok(report)
+    }
+
+    /// Those of `keys` whose index entry differs from the store: missing, stale, or left
+    /// behind by a memory that is gone (memcore's own writes are indexed already).
+    fn stale(&self, store: &dyn MemoryStore, keys: &[String]) -> Result<Vec<String>> {
+        let indexed = self.text.hashes_of(keys)?;
+        let memories = load(store, keys)?;
+        let differs = |(key, memory): &(&String, Option<Memory>)| match (memory, indexed.get(*key))
+        {
+            (Some(memory), Some(hash)) => content_hash(memory) != *hash,
+            (None, None) => false,
+            _ => true,
+        };
+        Ok(keys.iter().zip(memories).filter(differs).map(|(key, _)| key.clone()).collect())
     }
 
     /// Makes other processes' committed changes visible and replays interrupted work. A

@@ -10,7 +10,7 @@
 //!
 //! The index stores only the key and the content hash of each memory; the store holds the rest.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::ops::Bound;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -340,6 +340,13 @@ impl TextIndex {
             self.collect(query.as_ref())?.into_iter().map(|(key, _)| key).collect::<Vec<_>>();
         keys.sort_unstable();
         Ok(keys)
+    }
+
+    /// The content hashes of those of `keys` the index holds.
+    pub(crate) fn hashes_of(&self, keys: &[String]) -> Result<HashMap<String, String>> {
+        let terms = keys.iter().map(|key| Term::from_field_text(self.fields.key, key));
+        let query = TermSetQuery::new(terms.collect::<Vec<_>>());
+        Ok(self.collect(&query)?.into_iter().collect())
     }
 
     /// Every `(key, content hash)` in the index, sorted by key; used by `verify`.
