@@ -269,6 +269,13 @@ fn parse_ref(reference: &str) -> Result<(Option<Collection>, MemoryId)> {
     }
 }
 
+/// The memory a write of one memory (`what`) stored.
+fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
+    stored
+        .pop()
+        .ok_or_else(|| Error::index(format!("{what} stored nothing"), None, "report this as a bug"))
+}
+
 impl Memcore {
     /// A builder for the less common ways to open a store.
     pub fn builder() -> MemcoreBuilder {
@@ -306,8 +313,7 @@ impl Memcore {
 
     /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
     pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
-        let mut stored = self.put_many_with(vec![memory], mode)?;
-        stored.pop().ok_or_else(|| Error::index("put stored nothing", None, "report this as a bug"))
+        the_one(self.put_many_with(vec![memory], mode)?, "put")
     }
 
     /// Stores several memories, writing, embedding and indexing them in batches (much faster
@@ -320,21 +326,69 @@ impl Memcore {
     /// [`Memcore::put_many`]; with [`PutMode::CreateOnly`] a memory that exists already (or
     /// twice in the batch) is a conflict and nothing of the batch is written.
     pub fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
-        let config = self.config();
-        let now = self.now();
-        let memories = memories
-            .into_iter()
-            .map(|m| m.into_memory(&config.default_collection, &config.limits, now))
-            .collect::<Result<Vec<_>>>()?;
-        self.write_memories(memories, mode)
+        self.write_memories(self.validate(memories)?, mode, None)
     }
 
-    /// Stores validated memories and indexes them, journaled.
-    fn write_memories(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
+    /// Stores a memory attached to the commit `rev` (any revision: `HEAD~1`, a commit id, a
+    /// tag) instead of the one `git_notes.commit` names; otherwise as [`Memcore::put_with`].
+    /// Only the git-notes backend attaches memories to commits; the others return
+    /// [`Error::Unsupported`] and write nothing.
+    ///
+    /// ```
+    /// use memcore::{Backend, Memcore, NewMemory, PutMode};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let repo = git2::Repository::init(dir.path())?;
+    /// # let sig = git2::Signature::now("t", "t@example.com")?;
+    /// # let tree = repo.find_tree(repo.index()?.write_tree()?)?;
+    /// # let first = repo.commit(Some("HEAD"), &sig, &sig, "first", &tree, &[])?;
+    /// # let parent = repo.find_commit(first)?;
+    /// # repo.commit(Some("HEAD"), &sig, &sig, "second", &tree, &[&parent])?;
+    /// let memcore = Memcore::builder().path(dir.path()).backend(Backend::GitNotes).open()?;
+    /// let memory = NewMemory::new("The parser landed here.").collection("progress");
+    /// let stored = memcore.put_at(memory, "HEAD~1", PutMode::CreateOnly)?;
+    /// assert_eq!(stored.id.as_str(), format!("progress:{first}:0"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn put_at(&self, memory: NewMemory, rev: &str, mode: PutMode) -> Result<Memory> {
+        the_one(self.put_many_at(vec![memory], rev, mode)?, "put")
+    }
+
+    /// [`Memcore::put_many_with`], attaching the memories to the commit `rev` as
+    /// [`Memcore::put_at`] does.
+    pub fn put_many_at(
+        &self,
+        memories: Vec<NewMemory>,
+        rev: &str,
+        mode: PutMode,
+    ) -> Result<Vec<Memory>> {
+        self.write_memories(self.validate(memories)?, mode, Some(rev))
+    }
+
+    /// New memories as the store takes them: validated, with defaults and timestamps.
+    fn validate(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
+        let config = self.config();
+        let now = self.now();
+        memories
+            .into_iter()
+            .map(|m| m.into_memory(&config.default_collection, &config.limits, now))
+            .collect()
+    }
+
+    /// Stores validated memories (at the commit `rev` when given) and indexes them, journaled.
+    fn write_memories(
+        &self,
+        memories: Vec<Memory>,
+        mode: PutMode,
+        rev: Option<&str>,
+    ) -> Result<Vec<Memory>> {
         let keys: Vec<String> = memories.iter().map(doc_key).collect();
         let _guard = self.indexes.lock()?;
         self.indexes.journal().begin(&keys)?;
-        match self.store.put_many(memories, mode) {
+        let written = match rev {
+            Some(rev) => self.store.put_many_at(memories, rev, mode),
+            None => self.store.put_many(memories, mode),
+        };
+        match written {
             Ok(stored) => {
                 self.finish_write(&keys, &stored, &[])?;
                 Ok(stored)
@@ -541,10 +595,7 @@ impl Memcore {
     pub fn restore_version(&self, reference: &str, rev: &str) -> Result<Memory> {
         let mut old = self.get_version(reference, rev)?;
         old.updated_at = self.now();
-        let mut stored = self.write_memories(vec![old], PutMode::Upsert)?;
-        stored
-            .pop()
-            .ok_or_else(|| Error::index("restore stored nothing", None, "report this as a bug"))
+        the_one(self.write_memories(vec![old], PutMode::Upsert, None)?, "restore")
     }
 
     /// The memory at `reference` with as much context as `level` asks for (seed 002's

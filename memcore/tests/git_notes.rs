@@ -91,13 +91,19 @@ fn update_delete_and_restore_inside_a_multi_memory_note() {
     assert_eq!(listing.memories.len(), 3);
 }
 
+/// A repository in `dir` with two commits, and the id of the first.
+fn two_commits(dir: &Path) -> (Repository, String) {
+    let repo = gitrepo::init_with_commit(dir);
+    let first = head(&repo);
+    std::fs::write(dir.join("b.txt"), "b").unwrap();
+    gitrepo::commit_all(&repo, "second");
+    (repo, first)
+}
+
 #[test]
 fn memories_attach_to_the_commit_asked_for() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = gitrepo::init_with_commit(dir.path());
-    let first = head(&repo);
-    std::fs::write(dir.path().join("b.txt"), "b").unwrap();
-    gitrepo::commit_all(&repo, "second");
+    let (_, first) = two_commits(dir.path());
     let store = GitNotesStore::open(dir.path(), &Config::default()).unwrap();
     let memory = NewMemory::new("found on the first commit")
         .into_memory(&"learnings".parse().unwrap(), &Limits::default(), memcore::now())
@@ -117,6 +123,35 @@ fn memories_attach_to_the_commit_asked_for() {
         store.put(memory, PutMode::Upsert).unwrap().id.as_str(),
         format!("learnings:{first}:1")
     );
+}
+
+#[test]
+fn memcore_put_at_attaches_to_the_commit_asked_for_and_indexes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, first) = two_commits(dir.path());
+    let memcore = open(dir.path());
+    let memory = decision("Parse with recursive descent.").id("parser");
+    let stored = memcore.put_at(memory, "HEAD~1", PutMode::CreateOnly).unwrap();
+    assert_eq!(stored.id.as_str(), format!("decisions:{first}:0"));
+    assert!(note_text(&repo, "decisions", &first).contains("recursive descent"));
+    let hits = memcore.search(&Query::new("recursive descent").mode(SearchMode::Text)).unwrap();
+    assert_eq!(hits.hits[0].memory.id, stored.id);
+
+    let clash = memcore.put_at(decision("again").id("parser"), &first, PutMode::CreateOnly);
+    assert_eq!(clash.unwrap_err().category(), Category::Conflict);
+    let batch = vec![decision("One.").id("one"), decision("Two.").id("two")];
+    let stored = memcore.put_many_at(batch, &first[..7], PutMode::Upsert).unwrap();
+    let ids: Vec<&str> = stored.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, [format!("decisions:{first}:1"), format!("decisions:{first}:2")]);
+    assert!(memcore.verify().unwrap().is_consistent());
+
+    // Only git notes attach memories to commits: a file store writes nothing.
+    let files = tempfile::tempdir().unwrap();
+    let config = Config { backend: Backend::File, ..config() };
+    let memcore = Memcore::builder().path(files.path()).config(config).open().unwrap();
+    let err = memcore.put_at(NewMemory::new("x").id("x"), "HEAD", PutMode::Upsert).unwrap_err();
+    assert_eq!(err.category(), Category::Unsupported, "{err}");
+    assert!(memcore.list(&memcore::ListOptions::new()).unwrap().memories.is_empty());
 }
 
 #[test]
@@ -160,6 +195,7 @@ fn notes_fetched_from_another_clone_show_up_after_a_sync() {
 
     a.put(decision("Release every Tuesday.").id("release")).unwrap();
     a.delete("trunk").unwrap();
+    assert_eq!(a.sync().unwrap().synced, 0, "a handle's own writes are indexed already");
     fetch_notes(&clone, origin.path());
     let report = b.sync().unwrap();
     assert!(!report.full && report.synced >= 2, "{report:?}");

@@ -826,6 +826,10 @@ impl MemoryStore for GitNotesStore {
         self.put_batch(memories, mode, None)
     }
 
+    fn put_many_at(&self, memories: Vec<Memory>, rev: &str, mode: PutMode) -> Result<Vec<Memory>> {
+        GitNotesStore::put_many_at(self, memories, rev, mode)
+    }
+
     fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
         let repo = self.repo.lock();
         let found = self.find(&repo, &Overlay::default(), collection, id, false)?;

@@ -93,6 +93,18 @@ pub trait MemoryStore: Send + Sync + Debug {
         memories.into_iter().map(|memory| self.put(memory, mode)).collect()
     }
 
+    /// Stores several memories as [`MemoryStore::put_many`] does, attached to the commit `rev`
+    /// (any revision: `HEAD~1`, a commit id, a tag) instead of the configured one. Only
+    /// backends that attach memories to commits (git notes) support it.
+    fn put_many_at(&self, memories: Vec<Memory>, rev: &str, mode: PutMode) -> Result<Vec<Memory>> {
+        let _ = (memories, rev, mode);
+        Err(Error::unsupported(
+            "storing a memory at a commit",
+            self.backend(),
+            "use the git-notes backend, or store the memory without a commit",
+        ))
+    }
+
     /// The memory `id`, in `collection` or, when `None`, in whichever collection holds it
     /// (an [`Error::Conflict`] if several do).
     fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>>;
