@@ -64,11 +64,13 @@ fn stats_counts_by_collection_and_status() {
     assert_eq!(stats["backend"], "file");
     assert_eq!(stats["store"], sandbox.store().display().to_string());
     assert_eq!(stats["config_file"], serde_json::Value::Null);
-    sandbox
-        .run(&["stats"])
-        .assert()
-        .success()
-        .stdout(contains("memories    3").and(contains("COLLECTION  MEMORIES")));
+    // The vector graph runs only once semantic search is used by a process: stats makes none.
+    assert_eq!(stats["vector_graph"], serde_json::Value::Null);
+    sandbox.run(&["stats"]).assert().success().stdout(
+        contains("memories    3")
+            .and(contains("graph       not started: no semantic search in this process\n"))
+            .and(contains("COLLECTION  MEMORIES")),
+    );
 }
 
 #[test]
