@@ -23,11 +23,13 @@ pub(crate) fn working_dir() -> Result<PathBuf, Failure> {
 }
 
 /// Opens the store the flags name (creating a file store if missing), with the backend
-/// `--backend` names instead of the configured one.
-pub(crate) fn open(global: &GlobalArgs) -> Result<Memcore, Failure> {
+/// `--backend` names instead of the configured one; `sync_on_open` as
+/// [`memcore::MemcoreBuilder::sync_on_open`].
+pub(crate) fn open(global: &GlobalArgs, sync_on_open: bool) -> Result<Memcore, Failure> {
+    let builder = Memcore::builder().sync_on_open(sync_on_open);
     let mut builder = match &global.store {
-        Some(path) => Memcore::builder().path(path),
-        None => Memcore::builder().scope(scope(global)).start_dir(working_dir()?),
+        Some(path) => builder.path(path),
+        None => builder.scope(scope(global)).start_dir(working_dir()?),
     };
     if let Some(backend) = global.backend {
         builder = builder.backend(backend);

@@ -86,8 +86,9 @@ pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
 }
 
 /// `sync`: indexes what changed behind memcore's back: for git notes only what changed since
-/// the last sync (which also runs whenever a git-notes store is opened), else every memory is
-/// compared, as `repair` does.
+/// the last sync (which also runs whenever another subcommand opens a git-notes store), else
+/// every memory is compared, as `repair` does. The store is opened without that open-time
+/// sync, so the report counts what this sync did.
 pub(super) fn sync(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
     let report = memcore.sync()?;
     if out.json() {

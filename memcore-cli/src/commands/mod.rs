@@ -31,7 +31,8 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Versions(args) => history::versions(&open(global, out)?, &args.reference, out),
         Command::Diff(args) => history::diff(&open(global, out)?, &args, out),
         Command::Hydrate(args) => hydrate::run(&open(global, out)?, &args, out),
-        Command::Sync => index::sync(&open(global, out)?, out),
+        // Opened without the open-time sync, so that the report says what the sync did.
+        Command::Sync => index::sync(&announce(store::open(global, false)?, out), out),
         Command::Reindex => index::reindex(&open(global, out)?, out),
         Command::Verify => index::verify(&open(global, out)?, out),
         Command::Repair => index::repair(&open(global, out)?, out),
@@ -41,9 +42,14 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
     }
 }
 
-/// Opens the store; with `-v` says which one.
+/// Opens the store (syncing a git-notes store with what changed behind memcore's back); with
+/// `-v` says which one.
 fn open(global: &GlobalArgs, out: &mut Output) -> Result<Memcore, Failure> {
-    let memcore = store::open(global)?;
+    Ok(announce(store::open(global, true)?, out))
+}
+
+/// With `-v`, says which store `memcore` is and where its settings come from.
+fn announce(memcore: Memcore, out: &mut Output) -> Memcore {
     if out.verbose() {
         let location = memcore.location();
         let settings = match &location.config_file {
@@ -52,5 +58,5 @@ fn open(global: &GlobalArgs, out: &mut Output) -> Result<Memcore, Failure> {
         };
         out.note(&format!("store: {} ({settings})", location.root.display()));
     }
-    Ok(memcore)
+    memcore
 }

@@ -164,9 +164,13 @@ fn sync_indexes_notes_fetched_from_another_clone() {
 
     put_note(&sandbox, "Adopt trunk-based development.", &["--collection", "decisions"]);
     fetch_notes(&clone, &origin);
+    // `sync` opens the store without the open-time sync, so it reports the work it did.
     let report = json_of(&mut in_clone(&["sync"]));
-    assert_eq!(keys(&report), ["full", "synced"]);
-    assert_eq!(report["full"], false, "git notes say what changed");
+    assert_eq!(
+        report,
+        serde_json::json!({"synced": 1, "full": false}),
+        "git notes say what changed"
+    );
     let hits = json_of(&mut in_clone(&trunk));
     assert_eq!(hits["hits"][0]["memory"]["title"], "Adopt trunk-based development.");
     in_clone(&["sync"])
