@@ -89,6 +89,8 @@ pub(crate) enum Command {
     Restore(RestoreArgs),
     /// List memories, optionally of one collection and matching key=value filters
     List(ListArgs),
+    /// List the store's collections (with git notes, the namespaces holding notes)
+    Collections,
     /// Search memories by meaning and by words
     Search(SearchArgs),
     /// Show the history of a memory, oldest first
@@ -260,6 +262,12 @@ pub(crate) struct ListArgs {
     /// Only memories matching key=value or key=value1,value2 (repeatable; all must match)
     #[arg(long = "filter", value_name = "KEY=VALUE")]
     pub(crate) filters: Vec<String>,
+    /// Skip this many matching memories (in collection, then id order)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) offset: usize,
+    /// List at most this many
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
     /// How to print (--json means json)
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub(crate) format: ListFormat,

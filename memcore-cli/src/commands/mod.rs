@@ -27,6 +27,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Delete(args) => write::delete(&open(global, out)?, &args.reference, out),
         Command::Restore(args) => write::restore(&open(global, out)?, &args, out),
         Command::List(args) => read::list(&open(global, out)?, &args, out),
+        Command::Collections => read::collections(&open(global, out)?, out),
         Command::Search(args) => search::run(&open(global, out)?, args, out),
         Command::Versions(args) => history::versions(&open(global, out)?, &args.reference, out),
         Command::Diff(args) => history::diff(&open(global, out)?, &args, out),

@@ -1,4 +1,4 @@
-//! `get` and `list`: the subcommands that read memories.
+//! `get`, `list` and `collections`: the subcommands that read memories.
 
 use memcore::{ListOptions, Memcore};
 use serde_json::json;
@@ -22,11 +22,15 @@ pub(super) fn get(memcore: &Memcore, args: &GetArgs, out: &mut Output) -> Result
     out.line(memory.render(args.format).trim_end_matches('\n'))
 }
 
-/// `list`: the memories of one or all collections that match every `--filter`.
+/// `list`: the memories of one or all collections that match every `--filter`, a page of
+/// them with `--offset` and `--limit`.
 pub(super) fn list(memcore: &Memcore, args: &ListArgs, out: &mut Output) -> Result<(), Failure> {
-    let mut options = ListOptions::new();
+    let mut options = ListOptions::new().offset(args.offset);
     if let Some(collection) = &args.collection {
         options = options.collection(collection);
+    }
+    if let Some(limit) = args.limit {
+        options = options.limit(limit);
     }
     for filter in &args.filters {
         options = options.filter(filter)?;
@@ -68,4 +72,16 @@ pub(super) fn list(memcore: &Memcore, args: &ListArgs, out: &mut Output) -> Resu
         })
         .collect();
     out.table(&headers, &rows)
+}
+
+/// `collections`: the store's collections, one name a line.
+pub(super) fn collections(memcore: &Memcore, out: &mut Output) -> Result<(), Failure> {
+    let collections = memcore.collections()?;
+    if out.json() {
+        return out.print_json(&json!({ "collections": collections }));
+    }
+    if collections.is_empty() {
+        out.note("no collections yet");
+    }
+    collections.iter().try_for_each(|collection| out.line(collection.as_str()))
 }

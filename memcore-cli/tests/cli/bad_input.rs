@@ -36,6 +36,7 @@ fn unknown_flags_and_bad_values_are_usage_errors() {
     rejected(&sandbox, &["frobnicate"], "", 2);
     rejected(&sandbox, &["get", "keep", "--format", "xml"], "", 2);
     rejected(&sandbox, &["list", "--format", "yaml"], "", 2);
+    rejected(&sandbox, &["list", "--limit", "-1"], "", 2);
     rejected(&sandbox, &["search", "x", "--limit", "many"], "", 2);
     // update needs something to change; --merge-tags needs --tags.
     rejected(&sandbox, &["update", "keep"], "", 2);

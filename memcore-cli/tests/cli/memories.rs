@@ -132,6 +132,31 @@ fn list_as_a_table_and_as_json_with_filters() {
         .success()
         .stdout("")
         .stderr(contains("no memories match"));
+
+    // A page: memories in collection, then id order, --offset skipped, at most --limit.
+    let page = sandbox.json(&["list", "--offset", "1", "--limit", "1"]);
+    assert_eq!(page["memories"].as_array().unwrap().len(), 1);
+    assert_eq!(page["memories"][0]["id"], "kernels");
+    let rest = sandbox.run(&["list", "--offset", "2"]).assert().success();
+    let rest = String::from_utf8(rest.get_output().stdout.clone()).unwrap();
+    assert!(rest.lines().nth(1).unwrap().starts_with("personal/lasagna "), "{rest}");
+    assert_eq!(rest.lines().count(), 2, "{rest}");
+}
+
+#[test]
+fn collections_lists_the_collections() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .run(&["collections"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(contains("no collections yet"));
+    sandbox.put("Prefer Metal.", &["--id", "gpu", "--collection", "knowledge"]);
+    sandbox.put("Basil.", &["--id", "lasagna", "--collection", "personal"]);
+    sandbox.run(&["collections"]).assert().success().stdout("knowledge\npersonal\n");
+    let collections = sandbox.json(&["collections"]);
+    assert_eq!(collections, serde_json::json!({"collections": ["knowledge", "personal"]}));
 }
 
 #[test]
