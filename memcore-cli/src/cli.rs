@@ -77,7 +77,8 @@ pub(crate) struct GlobalArgs {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Store a memory from a markdown file (frontmatter in it is read) or `-` for stdin
+    /// Store memories from markdown files (frontmatter in them is read) or `-` for stdin, in
+    /// one batch
     Put(PutArgs),
     /// Print a memory: ready for a prompt (context), as JSON, or its markdown (raw)
     Get(GetArgs),
@@ -118,10 +119,12 @@ pub(crate) enum Command {
 /// `put`.
 #[derive(Debug, Args)]
 pub(crate) struct PutArgs {
-    /// The markdown file, or `-` for standard input
-    #[arg(value_name = "FILE")]
-    pub(crate) file: PathBuf,
-    /// The id (default: from the title, else the first heading, else a content hash)
+    /// Markdown files, one memory each, or `-` for standard input; several are stored in one
+    /// batch (validated first, indexed once) and the options apply to each
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
+    /// The id (default: from the title, else the first heading, else a content hash); one
+    /// FILE only
     #[arg(long)]
     pub(crate) id: Option<String>,
     /// The collection (default: the store's default collection, `memory`)
@@ -148,6 +151,14 @@ pub(crate) struct PutArgs {
     /// Who wrote it (an agent or a person)
     #[arg(long, value_name = "NAME")]
     pub(crate) created_by: Option<String>,
+    /// Refuse to replace a memory: one that exists already (or twice among the FILEs) is a
+    /// conflict (exit code 5) and nothing is written
+    #[arg(long)]
+    pub(crate) create_only: bool,
+    /// Attach the memories to this commit instead of the configured one (git notes only;
+    /// any revision: HEAD~1, a tag, a short commit id)
+    #[arg(long, value_name = "REV")]
+    pub(crate) commit: Option<String>,
 }
 
 /// `get`.

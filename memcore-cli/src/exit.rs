@@ -24,8 +24,9 @@ Exit codes:
   3  validation: memcore rejected the input (invalid id or collection, a --store path
      that is a file, a size limit, a reserved metadata key)
   4  storage or corruption: I/O failure, damaged memory file, index out of step with the store
-  5  other: conflict (another writer holds the lock, init in a project), embedding model
-     missing, operation unsupported
+  5  other: conflict (put --create-only of a memory that exists, another writer holds the
+     lock, init in a project), embedding model missing, operation unsupported (put --commit
+     without git notes)
 
 With --json, results are one JSON document on stdout and an error is one JSON object on
 stderr: {\"error\": {\"category\", \"message\", \"recovery\", \"exit_code\"}}.";

@@ -9,9 +9,19 @@ use serde_json::Value;
 
 use crate::failure::Failure;
 
+/// Whether `path` is `-`, standard input.
+pub(crate) fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How messages name `path`: `standard input` for `-`, else the path.
+pub(crate) fn name(path: &Path) -> String {
+    if is_stdin(path) { "standard input".to_owned() } else { path.display().to_string() }
+}
+
 /// The text of the file at `path`, or of standard input when `path` is `-`.
 pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
-    if path.as_os_str() == "-" {
+    if is_stdin(path) {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)

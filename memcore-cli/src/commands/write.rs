@@ -1,6 +1,9 @@
 //! `put`, `update`, `delete` and `restore`: the subcommands that change memories.
 
-use memcore::{Memcore, Memory, MemoryUpdate, NewMemory};
+use std::path::Path;
+
+use memcore::{Memcore, Memory, MemoryUpdate, NewMemory, PutMode};
+use serde_json::json;
 
 use crate::cli::{PutArgs, RestoreArgs, UpdateArgs};
 use crate::failure::Failure;
@@ -16,22 +19,55 @@ fn report(out: &mut Output, done: &str, memory: &Memory) -> Result<(), Failure> 
     out.confirm(&format!("{done} {reference} (version {})", memory.version))
 }
 
-/// `put FILE|-`: stores a memory; options override the file's frontmatter.
+/// `put FILE...`: stores one memory per file in one batch, upserting unless
+/// `--create-only`, at `--commit` when given; options override each file's frontmatter.
+/// With `--json`, one FILE prints the memory and several `{"memories": [...]}`.
 pub(super) fn put(memcore: &Memcore, args: PutArgs, out: &mut Output) -> Result<(), Failure> {
-    let mut memory = NewMemory::from_markdown(&input::read_text(&args.file)?)?;
-    memory.id = args.id.or(memory.id);
-    memory.collection = args.collection.or(memory.collection);
-    memory.title = args.title.or(memory.title);
-    memory.category = args.category.or(memory.category);
-    memory.context = args.context.or(memory.context);
-    memory.summary = args.summary.or(memory.summary);
-    memory.created_by = args.created_by.or(memory.created_by);
-    if let Some(tags) = args.tags {
-        memory.tags = tags;
+    if args.files.len() > 1 && args.id.is_some() {
+        return Err(Failure::usage(
+            "--id names one memory, but several FILEs were given",
+            "leave out --id (each memory's id then comes from its frontmatter or title), or \
+             store the files one at a time",
+        ));
     }
-    memory.metadata.extend(args.metadata.unwrap_or_default());
-    let stored = memcore.put(memory)?;
-    report(out, "stored", &stored)
+    if args.files.iter().filter(|file| input::is_stdin(file)).count() > 1 {
+        return Err(Failure::usage(
+            "`-` (standard input) was given more than once",
+            "give `-` once; standard input holds one memory",
+        ));
+    }
+    let memories =
+        args.files.iter().map(|file| new_memory(file, &args)).collect::<Result<Vec<_>, _>>()?;
+    let mode = if args.create_only { PutMode::CreateOnly } else { PutMode::Upsert };
+    let stored = match &args.commit {
+        Some(rev) => memcore.put_many_at(memories, rev, mode)?,
+        None => memcore.put_many_with(memories, mode)?,
+    };
+    if out.json() && args.files.len() > 1 {
+        let memories: Vec<_> = stored.iter().map(Memory::to_json).collect();
+        return out.print_json(&json!({ "memories": memories }));
+    }
+    stored.iter().try_for_each(|memory| report(out, "stored", memory))
+}
+
+/// The memory in `file` (`-` for standard input) with the options of `args` over its
+/// frontmatter; a frontmatter error names the file.
+fn new_memory(file: &Path, args: &PutArgs) -> Result<NewMemory, Failure> {
+    let mut memory = NewMemory::from_markdown(&input::read_text(file)?).map_err(|err| {
+        memcore::Error::validation(format!("{}: {err}", input::name(file)), err.recovery())
+    })?;
+    memory.id = args.id.clone().or(memory.id);
+    memory.collection = args.collection.clone().or(memory.collection);
+    memory.title = args.title.clone().or(memory.title);
+    memory.category = args.category.clone().or(memory.category);
+    memory.context = args.context.clone().or(memory.context);
+    memory.summary = args.summary.clone().or(memory.summary);
+    memory.created_by = args.created_by.clone().or(memory.created_by);
+    if let Some(tags) = &args.tags {
+        memory.tags.clone_from(tags);
+    }
+    memory.metadata.extend(args.metadata.clone().unwrap_or_default());
+    Ok(memory)
 }
 
 /// `update REF`: new content, tags or metadata; the old version goes to history.

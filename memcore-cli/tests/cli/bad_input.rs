@@ -43,6 +43,12 @@ fn unknown_flags_and_bad_values_are_usage_errors() {
     rejected(&sandbox, &["update", "keep", "--merge-tags", "--content", "-"], "new", 2);
     rejected(&sandbox, &["--backend", "svn", "list"], "", 2);
     rejected(&sandbox, &["hydrate", "keep", "--level", "deep"], "", 2);
+    rejected(&sandbox, &["put"], "", 2);
+    // One memory per FILE: --id cannot name several, and stdin holds one.
+    std::fs::write(sandbox.path().join("a.md"), "A.").unwrap();
+    let error = rejected(&sandbox, &["put", "a.md", "-", "--id", "x"], "text", 2);
+    assert!(error["message"].as_str().unwrap().contains("--id"), "{error}");
+    rejected(&sandbox, &["put", "-", "a.md", "-"], "text", 2);
     sandbox.run(&["--bogus"]).assert().code(2).stderr(contains("Usage:"));
 }
 
@@ -54,6 +60,8 @@ fn missing_files_are_usage_errors() {
     rejected(&sandbox, &["update", "keep", "--content", "no-such-file.md"], "", 2);
     std::fs::create_dir(sandbox.path().join("a-directory")).unwrap();
     rejected(&sandbox, &["put", "a-directory"], "", 2);
+    std::fs::write(sandbox.path().join("fine.md"), "Fine.").unwrap();
+    rejected(&sandbox, &["put", "fine.md", "no-such-file.md"], "", 2);
 }
 
 #[test]
@@ -84,6 +92,12 @@ fn invalid_ids_and_input_memcore_rejects_are_validation_errors() {
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
     }
     rejected(&sandbox, &["put", "-"], "   \n", 3);
+    // A batch is validated before anything is written; a frontmatter error names its file.
+    std::fs::write(sandbox.path().join("good.md"), "Fine.").unwrap();
+    std::fs::write(sandbox.path().join("bad.md"), "---\ntags: [\n---\nx").unwrap();
+    let error = rejected(&sandbox, &["put", "good.md", "bad.md"], "", 3);
+    assert!(error["message"].as_str().unwrap().starts_with("bad.md: "), "{error}");
+    rejected(&sandbox, &["put", "good.md", "-", "--collection", "Bad Name"], "text", 3);
     for rev in ["--version=-x", "--version=1..2"] {
         let error = rejected(&sandbox, &["get", "keep", rev], "", 3);
         assert!(error["recovery"].as_str().unwrap().contains("version number"), "{error}");
@@ -127,7 +141,7 @@ fn help_documents_the_exit_codes_and_json_errors() {
 }
 
 #[test]
-fn hydrating_a_file_store_beyond_the_summary_is_unsupported() {
+fn hydrating_a_file_store_beyond_the_summary_or_putting_at_a_commit_is_unsupported() {
     let sandbox = with_one_memory();
     for level in ["full", "files"] {
         let error = rejected(&sandbox, &["hydrate", "keep", "--level", level], "", 5);
@@ -137,4 +151,13 @@ fn hydrating_a_file_store_beyond_the_summary_is_unsupported() {
     let summary = sandbox.json(&["hydrate", "keep", "--level", "summary"]);
     assert_eq!((&summary["level"], &summary["memory"]["id"]), (&"summary".into(), &"keep".into()));
     rejected(&sandbox, &["hydrate", "missing", "--level", "summary"], "", 1);
+
+    let before = sandbox.memory_snapshot();
+    let mut put_at = sandbox.run(&["put", "-", "--commit", "HEAD", "--json"]);
+    let output = put_at.write_stdin("text").output().unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    let error = json_error(&output);
+    assert_eq!(error["category"], "UNSUPPORTED");
+    assert!(error["recovery"].as_str().unwrap().contains("git-notes"), "{error}");
+    assert!(sandbox.memory_snapshot() == before, "no memory written");
 }

@@ -9,7 +9,7 @@ use predicates::prelude::*;
 use predicates::str::contains;
 
 use crate::gitrepo;
-use crate::support::{Sandbox, json_of, keys};
+use crate::support::{Sandbox, json_error, json_of, keys};
 
 /// The parser file of the commit memories attach to, and its size.
 const PARSER: &str = "fn parse() {}\n";
@@ -189,6 +189,38 @@ fn sync_indexes_notes_fetched_from_another_clone() {
         files.json(&["search", "vulkan", "--mode", "text"])["hits"][0]["memory"]["id"],
         "gpu"
     );
+}
+
+#[test]
+fn put_at_a_given_commit_in_a_batch_and_create_only() {
+    let sandbox = Sandbox::new();
+    let repo = repository(&sandbox);
+    let parent = repo.head().unwrap().peel_to_commit().unwrap().parent_id(0).unwrap();
+    std::fs::write(sandbox.path().join("a.md"), "---\nid: lexer\n---\nHand-written lexer.\n")
+        .unwrap();
+    std::fs::write(sandbox.path().join("b.md"), "---\nid: tokens\n---\nTokens are spans.\n")
+        .unwrap();
+    let mut cmd = notes(&sandbox, &["put", "a.md", "b.md", "--collection", "progress"]);
+    let stored = json_of(cmd.args(["--commit", "HEAD~1", "--create-only"]));
+    let ids: Vec<&str> =
+        stored["memories"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [format!("progress:{parent}:0"), format!("progress:{parent}:1")]);
+    let note = repo.find_note(Some("refs/notes/mem/progress"), parent).unwrap();
+    assert!(note.message().unwrap().contains("Tokens are spans."));
+
+    // Create-only: the memory's own id is taken already, a conflict at any commit.
+    let short = parent.to_string()[..7].to_owned();
+    let mut cmd = notes(&sandbox, &["put", "a.md", "--collection", "progress", "--create-only"]);
+    let output = cmd.args(["--commit", &short, "--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    assert_eq!(json_error(&output)["category"], "CONFLICT");
+    notes(&sandbox, &["put", "-", "--collection", "progress", "--commit", "no-such-branch"])
+        .write_stdin("x")
+        .assert()
+        .code(1)
+        .stderr(contains("no-such-branch"));
+    assert_eq!(json_of(&mut notes(&sandbox, &["stats"]))["memories"], 2);
+    notes(&sandbox, &["collections"]).assert().success().stdout("progress\n");
 }
 
 #[test]

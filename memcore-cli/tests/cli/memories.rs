@@ -2,7 +2,7 @@
 
 use predicates::str::contains;
 
-use crate::support::{GPU, Sandbox, keys};
+use crate::support::{GPU, Sandbox, json_error, json_of, keys};
 
 #[test]
 fn put_from_a_file_with_every_option_then_get_in_each_format() {
@@ -74,6 +74,61 @@ fn put_from_stdin_reads_frontmatter_and_options_override_it() {
     assert_eq!(stored["metadata"]["category"], "from-flag");
     assert_eq!(stored["metadata"]["collection"], "memory");
     assert_eq!(stored["content"], "# Stdin Note\n\nbody\n");
+}
+
+#[test]
+fn put_several_files_in_one_batch() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path().join("gpu.md"), GPU).unwrap();
+    std::fs::write(sandbox.path().join("auth.md"), "---\nid: auth\n---\nRefresh early.\n").unwrap();
+    sandbox
+        .run(&["put", "gpu.md", "auth.md", "--collection", "knowledge", "--tags", "team"])
+        .assert()
+        .success()
+        .stdout(
+            "stored knowledge/gpu-acceleration-patterns (version 1)\n\
+             stored knowledge/auth (version 1)\n",
+        );
+    let auth = sandbox.json(&["get", "auth"]);
+    assert_eq!(auth["metadata"]["tags"], serde_json::json!(["team"]), "options apply to each");
+
+    // With --json, several FILEs print {"memories": [memory...]}; stdin may be one of them.
+    let mut cmd = sandbox.run(&["put", "gpu.md", "-", "--collection", "inbox"]);
+    let stored = json_of(cmd.write_stdin("# Standup\n\nDaily at ten.\n"));
+    assert_eq!(keys(&stored), ["memories"]);
+    let ids: Vec<&str> =
+        stored["memories"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["gpu-acceleration-patterns", "standup"]);
+    assert_eq!(stored["memories"][1]["metadata"]["collection"], "inbox");
+    assert_eq!(sandbox.json(&["stats"])["memories"], 4);
+}
+
+#[test]
+fn put_create_only_refuses_to_replace_a_memory() {
+    let sandbox = Sandbox::new();
+    sandbox.put("First text.", &["--id", "note"]);
+    let before = sandbox.memory_snapshot();
+    let output = sandbox
+        .run(&["put", "-", "--id", "note", "--create-only", "--json"])
+        .write_stdin("Second text.")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(5), "a conflict");
+    assert_eq!(json_error(&output)["category"], "CONFLICT");
+    assert!(sandbox.memory_snapshot() == before, "nothing written");
+
+    // A batch with one clash writes none of it.
+    std::fs::write(sandbox.path().join("fresh.md"), "---\nid: fresh\n---\nNew.\n").unwrap();
+    std::fs::write(sandbox.path().join("note.md"), "---\nid: note\n---\nAgain.\n").unwrap();
+    let before = sandbox.memory_snapshot();
+    sandbox.run(&["put", "fresh.md", "note.md", "--create-only"]).assert().code(5);
+    assert!(sandbox.memory_snapshot() == before, "nothing of the batch written");
+    sandbox
+        .run(&["put", "fresh.md", "--create-only"])
+        .assert()
+        .success()
+        .stdout("stored memory/fresh (version 1)\n");
+    sandbox.run(&["get", "note", "--format", "raw"]).assert().success().stdout("First text.\n");
 }
 
 #[test]

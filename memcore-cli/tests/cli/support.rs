@@ -109,6 +109,13 @@ impl Sandbox {
         files.sort();
         files
     }
+
+    /// [`Sandbox::snapshot`] without the store's derived indexes, which a write the store
+    /// refused (a conflict, an unsupported operation) re-indexes from the unchanged store.
+    pub(crate) fn memory_snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let index = self.store().join(".memcore/index");
+        self.snapshot().into_iter().filter(|(path, _)| !path.starts_with(&index)).collect()
+    }
 }
 
 /// Runs `cmd --json`, expects success and returns the parsed stdout.
