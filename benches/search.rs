@@ -62,17 +62,11 @@ fn model() -> Arc<OnnxEmbedder> {
     Arc::new(OnnxEmbedder::new(&files).unwrap_or_else(|e| panic!("{}", e.report())))
 }
 
-/// The embedding text memcore builds for a memory whose title is derived from its content.
+/// The embedding text memcore builds for a memory whose title is derived from its content:
+/// the content alone. (Vectors cached by an earlier version, which prefixed the first line,
+/// still serve: recall is measured against the same vectors.)
 fn embedding_text(text: &str) -> String {
-    let title: String = {
-        let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-        if line.chars().count() > 80 {
-            format!("{}…", line.chars().take(79).collect::<String>().trim_end())
-        } else {
-            line.to_owned()
-        }
-    };
-    format!("{title}\n\n{text}")
+    text.to_owned()
 }
 
 /// Vectors of the first `n` passages, from the cache or computed (and cached).

@@ -53,6 +53,8 @@ pub(crate) struct IndexDoc {
     pub(crate) context: Option<String>,
     /// The markdown content.
     pub(crate) content: String,
+    /// Whether the title only repeats the content (its first heading or first line).
+    pub(crate) title_derived: bool,
 }
 
 impl IndexDoc {
@@ -73,15 +75,22 @@ impl IndexDoc {
             title: memory.title.clone(),
             context: memory.context.clone(),
             content: memory.content.clone(),
+            title_derived: memory.title == crate::format::derive_title(&memory.content, &memory.id),
         }
     }
 
     /// The text an embedder sees: title, context and content (seed 002 embeds summary +
     /// content; the context, e.g. the message a reply answers, often carries the meaning).
+    ///
+    /// A title that only repeats the content is left out: it would double the tokens of a
+    /// short memory (and the model's time) without adding meaning.
     pub(crate) fn embedding_text(&self) -> String {
-        match &self.context {
-            Some(context) => format!("{}\n{context}\n\n{}", self.title, self.content),
-            None => format!("{}\n\n{}", self.title, self.content),
+        let title = (!self.title_derived).then_some(self.title.as_str());
+        match (title, &self.context) {
+            (Some(title), Some(context)) => format!("{title}\n{context}\n\n{}", self.content),
+            (Some(title), None) => format!("{title}\n\n{}", self.content),
+            (None, Some(context)) => format!("{context}\n\n{}", self.content),
+            (None, None) => self.content.clone(),
         }
     }
 }

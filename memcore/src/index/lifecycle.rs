@@ -28,7 +28,7 @@ use crate::{Collection, Embedder, Error, Memory, MemoryId, ModelFiles, OnnxEmbed
 
 /// Texts embedded per model call while indexing: several of the embedder's 32-text chunks,
 /// so an embedder with a session per core runs them at once.
-const EMBED_BATCH: usize = 128;
+const EMBED_BATCH: usize = 256;
 /// Memories written to the text index per commit while rebuilding.
 const REINDEX_BATCH: usize = 1_000;
 
