@@ -393,12 +393,21 @@ impl Memcore {
                 self.finish_write(&keys, &stored, &[])?;
                 Ok(stored)
             }
-            Err(e) => {
-                // Whatever part of the batch reached the store is indexed from the journal.
-                self.indexes.replay_locked(self.store.as_ref())?;
-                Err(e)
-            }
+            Err(e) => Err(self.recover(&keys, e)?),
         }
+    }
+
+    /// After a store write failed with `e`: a storage failure may come after part of the
+    /// write reached the disk (a batch cut short, a git autocommit that failed), so the
+    /// journaled keys are indexed from what the store now holds; any other error was found
+    /// before writing, and the journal entries are simply cleared. Returns `e`.
+    fn recover(&self, keys: &[String], e: Error) -> Result<Error> {
+        if e.category() == crate::Category::Storage {
+            self.indexes.replay_locked(self.store.as_ref())?;
+        } else {
+            self.indexes.journal().end(keys)?;
+        }
+        Ok(e)
     }
 
     /// Brings the indexes level with a write to the store and clears its journal entries.
@@ -434,12 +443,7 @@ impl Memcore {
                 self.finish_write(&keys, std::slice::from_ref(&memory), &[])?;
                 Ok(memory)
             }
-            Err(e) => {
-                // A store error may follow a durable write (a git autocommit that failed):
-                // index whatever the store now holds.
-                self.indexes.replay_locked(self.store.as_ref())?;
-                Err(e)
-            }
+            Err(e) => Err(self.recover(&keys, e)?),
         }
     }
 
@@ -455,10 +459,7 @@ impl Memcore {
                 self.finish_write(&keys, &[], &[key])?;
                 Ok(entry)
             }
-            Err(e) => {
-                self.indexes.replay_locked(self.store.as_ref())?;
-                Err(e)
-            }
+            Err(e) => Err(self.recover(&keys, e)?),
         }
     }
 
