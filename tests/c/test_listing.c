@@ -214,7 +214,7 @@ TEST(history_is_unsupported_when_versioning_is_off) {
   char *json = (char *)0x1;
   CHECK_STATUS(memcore_versions(mc, STR(ref), &json), MEMCORE_STATUS_UNSUPPORTED);
   CHECK_CONTAINS(memcore_last_error_message(), "[UNSUPPORTED] versions is not supported");
-  CHECK_CONTAINS(memcore_last_error_message(), "versioning: builtin");
+  CHECK_CONTAINS(memcore_last_error_message(), "versioning: auto");
   CHECK_STATUS(memcore_get_version(mc, STR(ref), STR("1"), &json), MEMCORE_STATUS_UNSUPPORTED);
   CHECK(json == (char *)0x1);
   memcore_string_free(ref);
