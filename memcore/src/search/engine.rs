@@ -85,8 +85,14 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     let mut candidates = fuse(mode, &text_hits, &vector_hits);
     candidates.sort_by(|a, b| b.1.base.total_cmp(&a.1.base).then_with(|| a.0.cmp(&b.0)));
 
-    let mut hits = Vec::new();
+    let mut hits: Vec<Hit> = Vec::new();
     for (key, mut parts) in candidates {
+        // The recency factor is at most 1, so once `limit` hits score at least this
+        // candidate's base, no later candidate can enter the results: stop loading.
+        if query.limit > 0 && hits.len() >= query.limit && parts.base < kth_best(&hits, query.limit)
+        {
+            break;
+        }
         let Some((collection, id)) = parse_key(&key) else { continue };
         let memory = match ctx.store.get(Some(&collection), &id) {
             Ok(memory) => memory,
@@ -104,6 +110,13 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
     Ok(SearchResults { hits, mode, warnings })
+}
+
+/// The `k`-th best score among `hits` (which holds at least `k >= 1` hits).
+fn kth_best(hits: &[Hit], k: usize) -> f64 {
+    let mut scores: Vec<f64> = hits.iter().map(|hit| hit.score).collect();
+    let (_, kth, _) = scores.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+    *kth
 }
 
 /// Combines the ranked lists into one score per key, as `mode` prescribes.
