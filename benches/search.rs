@@ -62,13 +62,6 @@ fn model() -> Arc<OnnxEmbedder> {
     Arc::new(OnnxEmbedder::new(&files).unwrap_or_else(|e| panic!("{}", e.report())))
 }
 
-/// The embedding text memcore builds for a memory whose title is derived from its content:
-/// the content alone. (Vectors cached by an earlier version, which prefixed the first line,
-/// still serve: recall is measured against the same vectors.)
-fn embedding_text(text: &str) -> String {
-    text.to_owned()
-}
-
 /// Vectors of the first `n` passages, from the cache or computed (and cached).
 fn vectors(model: &OnnxEmbedder, passages: &[support::Passage]) -> Vec<Vec<f32>> {
     let n = passages.len();
@@ -86,7 +79,7 @@ fn vectors(model: &OnnxEmbedder, passages: &[support::Passage]) -> Vec<Vec<f32>>
             .collect();
     }
     eprintln!("embedding {n} passages once (cached in {})", path.display());
-    let texts: Vec<String> = passages.iter().map(|p| embedding_text(&p.text)).collect();
+    let texts: Vec<String> = passages.iter().map(|p| p.text.clone()).collect();
     let mut out = Vec::with_capacity(n);
     for chunk in texts.chunks(256) {
         let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
@@ -158,8 +151,9 @@ fn main() {
     for n in sizes {
         let passages = support::corpus(n);
         let vecs = vectors(&model, &passages);
+        // A memory whose title is derived from its content is embedded as its content alone.
         let table: HashMap<String, Vec<f32>> =
-            passages.iter().zip(&vecs).map(|(p, v)| (embedding_text(&p.text), v.clone())).collect();
+            passages.iter().zip(&vecs).map(|(p, v)| (p.text.clone(), v.clone())).collect();
         let embedder = Arc::new(Precomputed { model: model.clone(), table });
         let dir = tempfile::tempdir().expect("tmp");
         let rss_before = rss_kib();
@@ -217,7 +211,7 @@ fn main() {
                 .collect();
             exact.sort_by(|a, b| b.0.total_cmp(&a.0));
             let truth: Vec<String> =
-                exact[..10].iter().map(|(_, i)| embedding_text(&passages[*i].text)).collect();
+                exact[..10].iter().map(|(_, i)| passages[*i].text.clone()).collect();
             let hits = memcore
                 .search(&Query::new(question).mode(SearchMode::Semantic).limit(10))
                 .expect("s");
@@ -228,7 +222,7 @@ fn main() {
                     let m = memcore
                         .get(&format!("{}/{}", h.memory.collection, h.memory.id))
                         .expect("get");
-                    truth.contains(&embedding_text(&m.content))
+                    truth.contains(&m.content)
                 })
                 .count();
             recall += found as f64 / 10.0;

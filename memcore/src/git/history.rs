@@ -8,8 +8,9 @@ use git2::build::TreeUpdateBuilder;
 use git2::{DiffFindOptions, ErrorCode, FileMode, Oid, Repository, Signature, Sort};
 use parking_lot::Mutex;
 
-use super::errors::{git_error, open_repository};
+use super::errors::git_error;
 use super::hydrate::{CommitInfo, commit_info};
+use super::repo::open_repository;
 use super::revspec::{check_relative_path, check_revision};
 use crate::{Error, Result};
 
@@ -144,16 +145,26 @@ impl GitHistory {
     }
 
     /// The text of the file at `path` as it was at `rev`, looking under its earlier names
-    /// when it was renamed.
+    /// when it was renamed (the history is walked only then).
     pub(crate) fn read_at(&self, path: &Path, rev: &str) -> Result<String> {
         check_revision(rev)?;
         let relative = self.relative(path)?;
-        let mut names = vec![relative.clone()];
-        for version in self.versions(path)? {
-            if !names.contains(&version.path) {
-                names.push(version.path);
-            }
+        if let Some(text) = self.read_names_at(path, rev, std::slice::from_ref(&relative))? {
+            return Ok(text);
         }
+        let mut names: Vec<String> =
+            self.versions(path)?.into_iter().map(|v| v.path).filter(|p| *p != relative).collect();
+        names.dedup();
+        self.read_names_at(path, rev, &names)?.ok_or_else(|| {
+            Error::not_found(
+                format!("{relative} at revision {rev}"),
+                "the memory did not exist yet at that revision; list its versions",
+            )
+        })
+    }
+
+    /// The text of the first of `names` that exists at `rev`, if any.
+    fn read_names_at(&self, path: &Path, rev: &str, names: &[String]) -> Result<Option<String>> {
         let repo = self.repo.lock();
         let commit =
             repo.revparse_single(rev).and_then(|object| object.peel_to_commit()).map_err(|e| {
@@ -167,21 +178,19 @@ impl GitHistory {
                     _ => git_error(&format!("resolving revision {rev:?}"), e),
                 }
             })?;
-        let blob = names.iter().find_map(|name| blob_at(&commit, name)).ok_or_else(|| {
-            Error::not_found(
-                format!("{relative} at revision {rev}"),
-                "the memory did not exist yet at that revision; list its versions",
-            )
-        })?;
+        let Some(blob) = names.iter().find_map(|name| blob_at(&commit, name)) else {
+            return Ok(None);
+        };
         let blob = repo.find_blob(blob).map_err(|e| git_error("reading an old version", e))?;
-        String::from_utf8(blob.content().to_vec()).map_err(|_| {
+        let text = String::from_utf8(blob.content().to_vec()).map_err(|_| {
             Error::corrupted(
                 path,
                 None,
                 format!("the version at {rev} is not UTF-8"),
                 "pick another version",
             )
-        })
+        })?;
+        Ok(Some(text))
     }
 
     /// With autocommit on, commits the current state of `paths` (files written or removed)

@@ -10,6 +10,7 @@ pub(crate) mod history;
 mod hydrate;
 mod note_format;
 mod notes;
+mod repo;
 pub(crate) mod revspec;
 
 pub use hydrate::{
@@ -18,4 +19,4 @@ pub use hydrate::{
 pub use notes::{DEFAULT_NAMESPACES, GitNotesStore, NOTES_REF_PREFIX};
 
 pub(crate) use diff::unified_diff;
-pub(crate) use errors::inside_work_tree;
+pub(crate) use repo::inside_work_tree;

@@ -23,9 +23,10 @@ use git2::build::TreeUpdateBuilder;
 use git2::{ErrorCode, FileMode, Oid, Repository, Signature};
 use parking_lot::Mutex;
 
-use super::errors::{git_error, no_commits, open_repository};
+use super::errors::{git_error, no_commits};
 use super::hydrate::{self, Hydrated, HydrationLevel};
 use super::note_format::{Entry, Note, block_count, check_writable};
+use super::repo::open_repository;
 use super::revspec::check_revision;
 use crate::config::Config;
 use crate::store::fsutil::create_private_dir_all;
@@ -228,7 +229,13 @@ impl GitNotesStore {
     /// Stores `memory` attached to the commit `rev` (any revision: `HEAD~1`, a commit id, a
     /// tag) instead of the configured target; otherwise as [`MemoryStore::put`].
     pub fn put_at(&self, memory: Memory, rev: &str, mode: PutMode) -> Result<Memory> {
-        let mut stored = self.put_many_at(vec![memory], rev, mode)?;
+        check_revision(rev)?;
+        self.put_one(memory, mode, Some(rev))
+    }
+
+    /// Stores one memory as a batch of one.
+    fn put_one(&self, memory: Memory, mode: PutMode, rev: Option<&str>) -> Result<Memory> {
+        let mut stored = self.put_batch(vec![memory], mode, rev)?;
         stored.pop().ok_or_else(|| Error::storage("the note write stored nothing", None, "retry"))
     }
 
@@ -818,8 +825,7 @@ impl MemoryStore for GitNotesStore {
     }
 
     fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
-        let mut stored = self.put_batch(vec![memory], mode, None)?;
-        stored.pop().ok_or_else(|| Error::storage("the note write stored nothing", None, "retry"))
+        self.put_one(memory, mode, None)
     }
 
     fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
