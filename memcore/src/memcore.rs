@@ -9,7 +9,8 @@ use std::time::Duration;
 use crate::config::{self, Backend, Config, Location, Scope};
 use crate::git::{GitNotesStore, Hydrated, HydrationLevel};
 use crate::index::{
-    EmbedderChoice, Indexes, Progress, RepairReport, SyncReport, VerifyReport, doc_key,
+    EmbedderChoice, Indexes, JournalEntry, Progress, RepairReport, SyncReport, VerifyReport,
+    doc_key,
 };
 use crate::search::engine::{self, SearchContext};
 use crate::search::query_cache::QueryCache;
@@ -383,38 +384,31 @@ impl Memcore {
     ) -> Result<Vec<Memory>> {
         let keys: Vec<String> = memories.iter().map(doc_key).collect();
         let _guard = self.indexes.lock()?;
-        self.indexes.journal().begin(&keys)?;
+        let entry = self.indexes.begin(&keys)?;
         let written = match rev {
             Some(rev) => self.store.put_many_at(memories, rev, mode),
             None => self.store.put_many(memories, mode),
         };
         match written {
             Ok(stored) => {
-                self.finish_write(&keys, &stored, &[])?;
+                self.indexes.finish(entry, &stored, &[])?;
                 Ok(stored)
             }
-            Err(e) => Err(self.recover(&keys, e)?),
+            Err(e) => Err(self.recover(entry, e)?),
         }
     }
 
     /// After a store write failed with `e`: a storage failure may come after part of the
     /// write reached the disk (a batch cut short, a git autocommit that failed), so the
     /// journaled keys are indexed from what the store now holds; any other error was found
-    /// before writing, and the journal entries are simply cleared. Returns `e`.
-    fn recover(&self, keys: &[String], e: Error) -> Result<Error> {
+    /// before writing, and its journal record is simply cleared. Returns `e`.
+    fn recover(&self, entry: JournalEntry, e: Error) -> Result<Error> {
         if e.category() == crate::Category::Storage {
             self.indexes.replay_locked(self.store.as_ref())?;
         } else {
-            self.indexes.journal().end(keys)?;
+            self.indexes.abandon(entry)?;
         }
         Ok(e)
-    }
-
-    /// Brings the indexes level with a write to the store and clears its journal entries.
-    /// An index failure keeps the journal entries, so the next open or search retries.
-    fn finish_write(&self, keys: &[String], stored: &[Memory], deleted: &[String]) -> Result<()> {
-        let _warnings = self.indexes.index(stored, deleted)?;
-        self.indexes.journal().end(keys)
     }
 
     /// The index key of the memory at `collection`/`id`, when it can be known beforehand.
@@ -436,14 +430,14 @@ impl Memcore {
         let (collection, id) = parse_ref(reference)?;
         let _guard = self.indexes.lock()?;
         let keys: Vec<String> = self.key_of(collection.as_ref(), &id).into_iter().collect();
-        self.indexes.journal().begin(&keys)?;
+        let entry = self.indexes.begin(&keys)?;
         let updated = self.store.update(collection.as_ref(), &id, &change, self.now());
         match updated {
             Ok(memory) => {
-                self.finish_write(&keys, std::slice::from_ref(&memory), &[])?;
+                self.indexes.finish(entry, std::slice::from_ref(&memory), &[])?;
                 Ok(memory)
             }
-            Err(e) => Err(self.recover(&keys, e)?),
+            Err(e) => Err(self.recover(entry, e)?),
         }
     }
 
@@ -452,14 +446,14 @@ impl Memcore {
         let (collection, id) = parse_ref(reference)?;
         let _guard = self.indexes.lock()?;
         let keys: Vec<String> = self.key_of(collection.as_ref(), &id).into_iter().collect();
-        self.indexes.journal().begin(&keys)?;
+        let entry = self.indexes.begin(&keys)?;
         match self.store.delete(collection.as_ref(), &id, self.now()) {
-            Ok(entry) => {
-                let key = format!("{}/{}", entry.collection, entry.id);
-                self.finish_write(&keys, &[], &[key])?;
-                Ok(entry)
+            Ok(trashed) => {
+                let key = format!("{}/{}", trashed.collection, trashed.id);
+                self.indexes.finish(entry, &[], &[key])?;
+                Ok(trashed)
             }
-            Err(e) => Err(self.recover(&keys, e)?),
+            Err(e) => Err(self.recover(entry, e)?),
         }
     }
 
@@ -471,8 +465,8 @@ impl Memcore {
         // then the journal entry follows the store write (repair covers a crash in between).
         let restored = Arc::unwrap_or_clone(self.store.restore(collection.as_ref(), &id)?);
         let keys = vec![doc_key(&restored)];
-        self.indexes.journal().begin(&keys)?;
-        self.finish_write(&keys, std::slice::from_ref(&restored), &[])?;
+        let entry = self.indexes.begin(&keys)?;
+        self.indexes.finish(entry, std::slice::from_ref(&restored), &[])?;
         Ok(restored)
     }
 

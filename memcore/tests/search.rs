@@ -255,6 +255,29 @@ fn interrupted_writes_are_replayed_on_open() {
 }
 
 #[test]
+fn an_interrupted_batch_is_replayed_and_a_torn_record_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(store(dir.path()));
+    // A batch writer that died after journaling and writing the store, before indexing...
+    let journal = dir.path().join(".memcore/index/journal");
+    fs::write(journal.join("batch-7-1-0"), "knowledge/late\npersonal/cat\n# complete\n").unwrap();
+    fs::write(
+        dir.path().join("knowledge/late.md"),
+        "Written just before the crash: octopus facts.",
+    )
+    .unwrap();
+    fs::remove_file(dir.path().join("personal/cat.md")).unwrap();
+    // ...and one that died while journaling, before touching the store.
+    fs::write(journal.join("batch-7-2-1"), "knowledge/never\n").unwrap();
+
+    let memcore = Memcore::open(dir.path()).unwrap();
+    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal replayed and cleared");
+    assert_eq!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)), ["late"]);
+    assert!(ids(&memcore, &Query::new("cat glasses").mode(SearchMode::Text)).is_empty());
+    assert!(memcore.verify().unwrap().is_consistent());
+}
+
+#[test]
 fn a_damaged_index_is_rebuilt_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
     drop(store(dir.path()));

@@ -20,7 +20,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde::Serialize;
 
-use super::journal::Journal;
+use super::journal::{Entry, Journal};
 use super::{DocFilter, IndexDoc, TextIndex, VectorIndex, content_hash, doc_key};
 use crate::store::MemoryStore;
 use crate::store::lock::{LockGuard, StoreLock};
@@ -216,11 +216,6 @@ impl Indexes {
         self.lock.acquire()
     }
 
-    /// The journal, for writers.
-    pub(crate) fn journal(&self) -> &Journal {
-        &self.journal
-    }
-
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
     /// What the vector index's graph is doing, when semantic search has started (no model is
     /// loaded to answer this).
@@ -293,10 +288,9 @@ impl Indexes {
         embed_into(semantic, &docs)
     }
 
-    /// Replays journal markers left by an interrupted writer.
+    /// Replays journal records left by an interrupted writer.
     pub(crate) fn replay(&self, store: &dyn MemoryStore) -> Result<()> {
-        let pending = self.journal.pending()?;
-        if pending.is_empty() {
+        if self.journal.pending()?.is_empty() {
             return Ok(());
         }
         let _guard = self.lock.acquire()?;
@@ -306,8 +300,27 @@ impl Indexes {
     /// [`Indexes::replay`] for a caller that holds the lock.
     pub(crate) fn replay_locked(&self, store: &dyn MemoryStore) -> Result<()> {
         let pending = self.journal.pending()?;
-        self.sync_keys(store, &pending)?;
-        self.journal.end(&pending)
+        self.sync_keys(store, &pending.keys)?;
+        self.journal.clear(pending)
+    }
+
+    /// Records durably that the index entries of `keys` are about to change (caller holds
+    /// the lock); [`Indexes::finish`] or [`Indexes::abandon`] ends the record.
+    pub(crate) fn begin(&self, keys: &[String]) -> Result<Entry> {
+        self.journal.begin(keys)
+    }
+
+    /// Brings the indexes level with a store write (`stored` memories, `deleted` keys) and
+    /// clears its journal record. An index failure keeps the record, so the next open or
+    /// search retries.
+    pub(crate) fn finish(&self, entry: Entry, stored: &[Memory], deleted: &[String]) -> Result<()> {
+        let _warnings = self.index(stored, deleted)?;
+        self.journal.end(entry)
+    }
+
+    /// Ends the record of a write that failed before it changed the store.
+    pub(crate) fn abandon(&self, entry: Entry) -> Result<()> {
+        self.journal.end(entry)
     }
 
     /// Makes the index entries of `keys` match the store (caller holds the lock).
@@ -381,8 +394,7 @@ impl Indexes {
             }
         }
         *self.vectors_checked.lock() = true;
-        let pending = self.journal.pending()?;
-        self.journal.end(&pending)?;
+        self.journal.clear(self.journal.pending()?)?;
         Ok(total)
     }
 

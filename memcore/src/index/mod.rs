@@ -10,6 +10,7 @@ mod unsynced_dir;
 mod vector;
 
 pub(crate) use doc::{DocFilter, DocMeta, IndexDoc, content_hash, doc_key};
+pub(crate) use journal::Entry as JournalEntry;
 pub(crate) use lifecycle::{EmbedderChoice, Indexes};
 pub use lifecycle::{IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
 pub(crate) use text::TextIndex;
