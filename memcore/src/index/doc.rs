@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::format::frontmatter::to_markdown;
 use crate::{Memory, Status, Timestamp};
 
 /// The key of a memory in every index: `collection/id`.
@@ -12,11 +11,14 @@ pub(crate) fn doc_key(memory: &Memory) -> String {
     format!("{}/{}", memory.collection, memory.id)
 }
 
-/// A short hash of everything stored for a memory (its file text): equal hashes mean the
-/// index entry is up to date.
+/// A short hash of everything stored for a memory (every field, as JSON): equal hashes mean
+/// the index entry is up to date. JSON rather than the file's own YAML text: serialising to
+/// YAML cost as much as the rest of indexing a memory.
 pub(crate) fn content_hash(memory: &Memory) -> String {
-    let digest = Sha256::digest(to_markdown(memory).as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    let mut hasher = Sha256::new();
+    // Writing a `Memory` (string keys, finite numbers) into a hasher cannot fail.
+    let _ = serde_json::to_writer(&mut hasher, memory);
+    hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The filterable metadata of a memory, as indexes keep it.
