@@ -927,14 +927,20 @@ impl VectorIndex {
         let alive = live as f64 / rows.max(1) as f64;
         // Enough candidates that, after dropping removed and filtered rows, `k` remain with a
         // margin of about three standard deviations; short results are fetched again, larger.
-        let wanted = k as f64 + 3.0 * (k as f64).sqrt() + 2.0;
-        let mut fetch = (wanted / (pass * alive)).ceil() as usize;
+        // With nothing to drop, `k` it is.
+        let kept_share = pass * alive;
+        let mut fetch = if kept_share >= 1.0 {
+            k
+        } else {
+            let wanted = k as f64 + 3.0 * (k as f64).sqrt() + 2.0;
+            (wanted / kept_share).ceil() as usize
+        };
         fetch = fetch.max(k).min(live.max(k));
         // Cost model in row-dot-products: the graph evaluates about `ef * M` distances, each
         // costing a few contiguous row products (pointer chasing, locks, the thread hop), plus
         // the guard's sample; the scan does one product per passing row and a metadata check
         // per row.
-        let ef = self.options.ef_search.max(2 * fetch);
+        let mut ef = self.options.ef_search.max(2 * fetch);
         let graph_cost = self.options.graph_visit_cost * (ef * self.options.max_connections) as f64
             + if self.options.guard { (indexed / GUARD_STRIDE) as f64 } else { 0.0 };
         let filter_cost = if unfiltered { 0.0 } else { FILTER_COST };
@@ -943,6 +949,8 @@ impl VectorIndex {
             return None;
         }
         let dim = self.dimension;
+        // The graph thread searches while this one computes the guard.
+        let mut pending = graph.search(query, fetch, ef)?;
         // The guard: exact scores of every `GUARD_STRIDE`-th row the graph covers. A sampled row
         // that beats the graph's k-th result without being among them proves that the graph
         // search missed rows, and when it misses a lot it has settled in the wrong region: this
@@ -964,9 +972,8 @@ impl VectorIndex {
             }
         }
         let guard = guard.into_sorted();
-        let mut ef = self.options.ef_search.max(2 * fetch);
         for _ in 0..4 {
-            let found = graph.search(query, fetch, ef)?;
+            let found = pending.wait()?;
             let mut top = scan::TopK::new(k);
             let mut kept = 0;
             for &(row, _) in &found.hits {
@@ -980,6 +987,7 @@ impl VectorIndex {
             if kept < k && !exhausted && fetch < live {
                 fetch = (fetch * 4).min(live.max(k));
                 ef = ef.max(2 * fetch);
+                pending = graph.search(query, fetch, ef)?;
                 continue;
             }
             let mut best = top.into_sorted();
@@ -992,6 +1000,7 @@ impl VectorIndex {
                     return None;
                 }
                 ef = (ef * 8).max(GUARD_RETRY_EF);
+                pending = graph.search(query, fetch, ef)?;
                 continue;
             }
             let mut top = scan::TopK::new(k);

@@ -46,40 +46,42 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
         fetch *= FILTERED_OVERFETCH;
     }
 
+    // Hybrid search runs the full-text side on a second thread while this one embeds the
+    // query and searches the vectors: the two are independent, and on two cores the text
+    // side then costs nothing.
+    let search_text = || ctx.indexes.search_text(&query.text, &filter, fetch);
+    let (semantic, text_hits) = match query.mode {
+        SearchMode::Text => (None, Some(search_text()?)),
+        SearchMode::Semantic => (Some(semantic_hits(ctx, query, &filter, fetch)?), None),
+        SearchMode::Hybrid => std::thread::scope(|scope| {
+            // Without a thread (the system refused one), the text side runs after.
+            let text = std::thread::Builder::new().spawn_scoped(scope, search_text);
+            let semantic = semantic_hits(ctx, query, &filter, fetch);
+            let text = match text {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(Error::index("the full-text search panicked", None, "report this as a bug"))
+                }),
+                Err(_) => search_text(),
+            };
+            Ok::<_, Error>((Some(semantic?), Some(text?)))
+        })?,
+    };
     let mut mode = query.mode;
-    let mut vector_hits = Vec::new();
-    if mode != SearchMode::Text {
-        match ctx.indexes.semantic(ctx.store) {
-            Ok(semantic) => {
-                let model = semantic.embedder.model_id();
-                let vector = ctx.cache.get_or_embed(model, &query.text, || {
-                    let mut vectors = semantic.embedder.embed(&[query.text.as_str()])?;
-                    vectors.pop().ok_or_else(|| {
-                        Error::embedding(
-                            "the embedder returned no vector",
-                            None,
-                            "report this as a bug",
-                        )
-                    })
-                })?;
-                vector_hits = semantic.vectors.search(&vector, fetch, &filter, None)?;
-                if let Some(min) = query.min_similarity {
-                    vector_hits.retain(|(_, similarity)| *similarity >= min);
-                }
-            }
-            Err(why) => {
-                warnings.push(format!(
-                    "semantic search is unavailable, so these are full-text results: {why}"
-                ));
-                mode = SearchMode::Text;
-            }
+    let vector_hits = match semantic {
+        None => Vec::new(),
+        Some(Ok(hits)) => hits,
+        Some(Err(Unavailable(why))) => {
+            warnings.push(format!(
+                "semantic search is unavailable, so these are full-text results: {why}"
+            ));
+            mode = SearchMode::Text;
+            Vec::new()
         }
-    }
-    let text_hits = match mode {
-        SearchMode::Semantic => Vec::new(),
-        SearchMode::Text | SearchMode::Hybrid => {
-            ctx.indexes.search_text(&query.text, &filter, fetch)?
-        }
+    };
+    let text_hits = match text_hits {
+        Some(hits) => hits,
+        None if mode == SearchMode::Text => search_text()?,
+        None => Vec::new(),
     };
 
     let mut candidates = fuse(mode, &text_hits, &vector_hits);
@@ -110,6 +112,38 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
     Ok(SearchResults { hits, mode, warnings })
+}
+
+/// Why semantic search could not run (no model, no vectors): the search falls back to text.
+struct Unavailable(String);
+
+/// The vector side of a search: the `fetch` nearest memories passing `filter` and the
+/// minimum similarity. `Ok(Err(_))` when semantic search is unavailable.
+fn semantic_hits(
+    ctx: &SearchContext<'_>,
+    query: &Query,
+    filter: &DocFilter,
+    fetch: usize,
+) -> Result<std::result::Result<Vec<(String, f32)>, Unavailable>> {
+    let semantic = match ctx.indexes.semantic(ctx.store) {
+        Ok(semantic) => semantic,
+        Err(why) => return Ok(Err(Unavailable(why))),
+    };
+    let model = semantic.embedder.model_id();
+    ctx.cache
+        .get_or_embed(model, &query.text, || {
+            let mut vectors = semantic.embedder.embed(&[query.text.as_str()])?;
+            vectors.pop().ok_or_else(|| {
+                Error::embedding("the embedder returned no vector", None, "report this as a bug")
+            })
+        })
+        .and_then(|vector| semantic.vectors.search(&vector, fetch, filter, None))
+        .map(|mut hits| {
+            if let Some(min) = query.min_similarity {
+                hits.retain(|(_, similarity)| *similarity >= min);
+            }
+            Ok(hits)
+        })
 }
 
 /// The `k`-th best score among `hits` (which holds at least `k >= 1` hits).

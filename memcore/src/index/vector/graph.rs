@@ -168,6 +168,17 @@ struct Shared {
     note: Mutex<Option<String>>,
 }
 
+/// A search the graph thread is running; [`PendingSearch::wait`] gets its answer.
+#[derive(Debug)]
+pub(super) struct PendingSearch(Receiver<Found>);
+
+impl PendingSearch {
+    /// The answer; `None` if the thread ended first.
+    pub(super) fn wait(self) -> Option<Found> {
+        self.0.recv().ok()
+    }
+}
+
 /// A search result from the graph.
 #[derive(Debug)]
 pub(super) struct Found {
@@ -285,12 +296,13 @@ impl GraphHandle {
         })
     }
 
-    /// The `k` nearest rows of `query` (unit length) with search width `ef`; `None` if the
-    /// thread is gone.
-    pub(super) fn search(&self, query: &[f32], k: usize, ef: usize) -> Option<Found> {
+    /// Asks for the `k` nearest rows of `query` (unit length) with search width `ef`; the
+    /// caller is free until it [waits](PendingSearch::wait) for them. `None` if the thread is
+    /// gone.
+    pub(super) fn search(&self, query: &[f32], k: usize, ef: usize) -> Option<PendingSearch> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.tx.send(Job::Search { query: query.to_vec(), k, ef, reply }).ok()?;
-        answer.recv().ok()
+        Some(PendingSearch(answer))
     }
 
     /// Waits until every row sent so far is in the graph; `false` if the thread is gone.
