@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
@@ -136,11 +137,14 @@ impl OnnxEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
 
-        let chunks: Vec<&[usize]> = order.chunks(CHUNK).collect();
+        // Longest chunks first, each taken by whichever worker is free next: the workers
+        // finish together instead of one waiting on the other's longer texts.
+        let chunks: Vec<&[usize]> = order.chunks(CHUNK).rev().collect();
+        let next = AtomicUsize::new(0);
         let workers = self.sessions.len().min(chunks.len());
         let run = |worker: usize| -> Result<Embedded> {
             let mut done = Vec::new();
-            for chunk in chunks.iter().skip(worker).step_by(workers) {
+            while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
                 let session = match workers {
                     1 => self.free_session(),
