@@ -13,6 +13,10 @@
 //! ingest benchmark then replays those vectors through an [`Embedder`] that looks passages
 //! up (queries still go through the model), so "ingest without embeddings" measures store +
 //! indexes, and "ingest with embeddings" is measured separately on a sample.
+//!
+//! Building the hnsw_rs graph for 100k vectors takes minutes. To time queries again without
+//! rebuilding, set `MEMCORE_BENCH_STORE` to a directory: the store of size `n` is kept in
+//! `$MEMCORE_BENCH_STORE/<n>` and reused (ingest is then skipped and not reported).
 
 mod support;
 
@@ -93,6 +97,53 @@ fn vectors(model: &OnnxEmbedder, passages: &[support::Passage]) -> Vec<Vec<f32>>
     out
 }
 
+/// Where the store of one size lives: a temporary directory, or a kept one under
+/// `$MEMCORE_BENCH_STORE` that a completed earlier run filled.
+enum BenchStoreDir {
+    Temporary(tempfile::TempDir),
+    Kept(PathBuf),
+}
+
+struct BenchStore {
+    dir: BenchStoreDir,
+    reused: bool,
+}
+
+impl BenchStore {
+    /// Marks a kept store as fully ingested.
+    const COMPLETE: &str = ".bench-complete";
+
+    fn new(n: usize) -> Self {
+        match std::env::var_os("MEMCORE_BENCH_STORE") {
+            Some(root) => {
+                let path = PathBuf::from(root).join(n.to_string());
+                let reused = path.join(Self::COMPLETE).exists();
+                if !reused && path.exists() {
+                    // An interrupted earlier run: start over.
+                    std::fs::remove_dir_all(&path).expect("remove incomplete bench store");
+                }
+                std::fs::create_dir_all(&path).expect("bench store dir");
+                Self { dir: BenchStoreDir::Kept(path), reused }
+            }
+            None => Self {
+                dir: BenchStoreDir::Temporary(tempfile::tempdir().expect("tmp")),
+                reused: false,
+            },
+        }
+    }
+
+    fn path(&self) -> &std::path::Path {
+        match &self.dir {
+            BenchStoreDir::Temporary(dir) => dir.path(),
+            BenchStoreDir::Kept(path) => path,
+        }
+    }
+
+    fn mark_complete(&self) {
+        std::fs::write(self.path().join(Self::COMPLETE), b"").expect("mark bench store");
+    }
+}
+
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -155,23 +206,28 @@ fn main() {
         let table: HashMap<String, Vec<f32>> =
             passages.iter().zip(&vecs).map(|(p, v)| (p.text.clone(), v.clone())).collect();
         let embedder = Arc::new(Precomputed { model: model.clone(), table });
-        let dir = tempfile::tempdir().expect("tmp");
+        let store = BenchStore::new(n);
         let rss_before = rss_kib();
         let memcore =
-            Memcore::builder().path(dir.path()).embedder(embedder.clone()).open().expect("open");
-        let started = Instant::now();
-        for chunk in passages.chunks(5_000) {
-            memcore
-                .put_many(chunk.iter().map(|p| NewMemory::new(p.text.clone())).collect())
-                .expect("ingest");
+            Memcore::builder().path(store.path()).embedder(embedder.clone()).open().expect("open");
+        if store.reused {
+            println!("[{n}] reusing {} (ingest not measured)", store.path().display());
+        } else {
+            let started = Instant::now();
+            for chunk in passages.chunks(5_000) {
+                memcore
+                    .put_many(chunk.iter().map(|p| NewMemory::new(p.text.clone())).collect())
+                    .expect("ingest");
+            }
+            let rate = n as f64 / started.elapsed().as_secs_f64();
+            println!("[{n}] ingest without embeddings (vectors precomputed): {rate:.0} memories/s");
+            store.mark_complete();
         }
-        let rate = n as f64 / started.elapsed().as_secs_f64();
-        println!("[{n}] ingest without embeddings (vectors precomputed): {rate:.0} memories/s");
         drop(memcore);
 
         let started = Instant::now();
         let memcore =
-            Memcore::builder().path(dir.path()).embedder(embedder.clone()).open().expect("open");
+            Memcore::builder().path(store.path()).embedder(embedder.clone()).open().expect("open");
         let opened = started.elapsed();
         memcore.search(&Query::new(&questions[0]).mode(SearchMode::Hybrid)).expect("first query");
         println!("[{n}] open: {opened:?}; open + first hybrid query: {:?}", started.elapsed());
