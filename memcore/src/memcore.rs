@@ -385,16 +385,33 @@ impl Memcore {
         let keys: Vec<String> = memories.iter().map(doc_key).collect();
         let _guard = self.indexes.lock()?;
         let entry = self.indexes.begin(&keys)?;
-        let written = match rev {
-            Some(rev) => self.store.put_many_at(memories, rev, mode),
-            None => self.store.put_many(memories, mode),
+        let write = || match rev {
+            Some(rev) => self.store.put_many_at(memories.clone(), rev, mode),
+            None => self.store.put_many(memories.clone(), mode),
         };
+        // The store writes on a second thread while this one prepares the index entries
+        // (full text, embeddings); they are published once the store write is durable.
+        let (staged, written) = std::thread::scope(|scope| {
+            let writing = std::thread::Builder::new().spawn_scoped(scope, write);
+            let staged = self.indexes.stage(&memories);
+            let written = match writing {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(Error::storage("the store write panicked", None, "report this as a bug"))
+                }),
+                // Without a thread (the system refused one), the store writes after.
+                Err(_) => write(),
+            };
+            (staged, written)
+        });
         match written {
             Ok(stored) => {
-                self.indexes.finish(entry, &stored, &[])?;
+                self.indexes.publish(entry, staged, &stored)?;
                 Ok(stored)
             }
-            Err(e) => Err(self.recover(entry, e)?),
+            Err(e) => {
+                drop(staged);
+                Err(self.recover(entry, e)?)
+            }
         }
     }
 

@@ -11,7 +11,8 @@ use std::fs;
 use std::path::Path;
 
 use memcore::{
-    Category, Config, EmbeddingConfig, Memcore, MemoryUpdate, NewMemory, Query, SearchMode, Status,
+    Category, Config, EmbeddingConfig, Memcore, MemoryUpdate, NewMemory, PutMode, Query,
+    SearchMode, Status,
 };
 
 const NOTES: [(&str, &str, &str, &[&str]); 6] = [
@@ -204,6 +205,56 @@ fn bad_queries_are_validation_errors() {
     memcore.search(&hostile).expect("hostile text is searched, not parsed as syntax");
     let unknown = memcore.search(&Query::new("cat").filter("colour=red").unwrap()).unwrap();
     assert!(unknown.warnings.iter().any(|w| w.contains("colour")));
+}
+
+#[test]
+fn replacing_a_memory_indexes_what_the_store_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let first = memcore.get("personal/cat").unwrap();
+    // The store keeps the creation time and bumps the version, so the entries prepared from
+    // the new memory while the store wrote it are rebuilt before they are published.
+    let replaced = memcore
+        .put_many(vec![
+            NewMemory::new("The parrot sings opera on the balcony.")
+                .id("cat")
+                .collection("personal"),
+            NewMemory::new("Zeppelins float over the harbour.")
+                .id("zeppelin")
+                .collection("personal"),
+        ])
+        .unwrap();
+    assert_eq!(
+        (replaced[0].version, replaced[0].created_at),
+        (first.version + 1, first.created_at)
+    );
+    assert!(memcore.verify().unwrap().is_consistent());
+    assert_eq!(ids(&memcore, &Query::new("parrot opera").mode(SearchMode::Text)), ["cat"]);
+    assert!(ids(&memcore, &Query::new("glasses").mode(SearchMode::Text)).is_empty());
+    assert_eq!(
+        ids(&memcore, &Query::new("airship").mode(SearchMode::Semantic).limit(1)),
+        ["zeppelin"]
+    );
+    let journal = dir.path().join(".memcore/index/journal");
+    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal cleared");
+}
+
+#[test]
+fn a_refused_batch_leaves_no_index_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = store(dir.path());
+    let batch = vec![
+        NewMemory::new("Quasars outshine whole galaxies.").id("quasar").collection("knowledge"),
+        NewMemory::new("The parrot sings opera.").id("cat").collection("personal"),
+    ];
+    let err = memcore.put_many_with(batch, PutMode::CreateOnly).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict);
+    // The entries prepared while the store refused the batch were never published.
+    assert!(ids(&memcore, &Query::new("quasars").mode(SearchMode::Text)).is_empty());
+    assert!(ids(&memcore, &Query::new("parrot opera").mode(SearchMode::Text)).is_empty());
+    assert!(memcore.verify().unwrap().is_consistent());
+    let journal = dir.path().join(".memcore/index/journal");
+    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal cleared");
 }
 
 #[test]

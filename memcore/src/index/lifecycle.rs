@@ -21,6 +21,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 
 use super::journal::{Entry, Journal};
+use super::text::TextBatch;
 use super::{DocFilter, IndexDoc, TextIndex, VectorIndex, content_hash, doc_key};
 use crate::store::MemoryStore;
 use crate::store::lock::{LockGuard, StoreLock};
@@ -53,6 +54,20 @@ pub(crate) struct Semantic {
     pub(crate) embedder: Arc<dyn Embedder>,
     /// Nearest-neighbour search over them.
     pub(crate) vectors: VectorIndex,
+}
+
+/// Index work for memories about to be stored, prepared while the store writes them (see
+/// [`Indexes::stage`]): nothing shows until [`Indexes::publish`], and dropping it discards
+/// everything.
+pub(crate) struct Staged<'a> {
+    /// The memories as given to the store.
+    memories: &'a [Memory],
+    /// Their index documents.
+    docs: Vec<IndexDoc>,
+    /// Their full-text entries, added to an uncommitted writer.
+    text: Result<TextBatch<'a>>,
+    /// Their vectors, in order; `None` without semantic search.
+    vectors: Option<Result<Vec<Vec<f32>>>>,
 }
 
 /// The derived indexes of one store.
@@ -341,6 +356,67 @@ impl Indexes {
         self.index(&upserts, &deletes)
     }
 
+    /// Prepares the index entries of `memories` (caller holds the lock) while the store
+    /// writes them on another thread: documents, full-text entries, and (the bulk of the work
+    /// with a model) their embeddings.
+    pub(crate) fn stage<'a>(&'a self, memories: &'a [Memory]) -> Staged<'a> {
+        let docs: Vec<IndexDoc> = memories.iter().map(IndexDoc::of).collect();
+        let text = self.text.batch().and_then(|mut batch| {
+            batch.apply(&docs, &[])?;
+            Ok(batch)
+        });
+        let vectors = match self.semantic.get_or_init(|| self.init_semantic()) {
+            Ok(semantic) => Some(embed(semantic, &docs)),
+            Err(_) => None,
+        };
+        Staged { memories, docs, text, vectors }
+    }
+
+    /// Publishes `staged` for what the store durably holds now (`stored`, in the order the
+    /// memories were staged) and clears the journal record. Entries of memories the store
+    /// changed (a replacement keeps its creation time; a store may assign ids) are rebuilt
+    /// first. An index failure keeps the record, so the next open or search retries.
+    pub(crate) fn publish(
+        &self,
+        entry: Entry,
+        staged: Staged<'_>,
+        stored: &[Memory],
+    ) -> Result<()> {
+        let Staged { memories, mut docs, text, vectors } = staged;
+        if stored.len() != memories.len() {
+            drop(text);
+            return self.finish(entry, stored, &[]);
+        }
+        let mut text = text?;
+        let changed: Vec<usize> = (0..stored.len()).filter(|&i| stored[i] != memories[i]).collect();
+        let mut replaced_keys = Vec::new();
+        let mut rebuilt = Vec::with_capacity(changed.len());
+        // A changed memory keeps its vector when its embedded text is the same.
+        let mut reembed = false;
+        for &i in &changed {
+            let doc = IndexDoc::of(&stored[i]);
+            if doc.meta.key != docs[i].meta.key {
+                replaced_keys.push(docs[i].meta.key.clone());
+            }
+            reembed |= doc.embedding_text() != docs[i].embedding_text();
+            rebuilt.push(doc.clone());
+            docs[i] = doc;
+        }
+        let replaced: Vec<&str> = replaced_keys.iter().map(String::as_str).collect();
+        text.apply(&rebuilt, &replaced)?;
+        text.commit()?;
+        if let (Some(Ok(vectors)), Some(Ok(semantic))) = (vectors, self.semantic.get()) {
+            let written = if reembed { embed(semantic, &docs) } else { Ok(vectors) };
+            if let Ok(vectors) = written {
+                let items: Vec<_> = docs.iter().map(|d| d.meta.clone()).zip(vectors).collect();
+                semantic.vectors.upsert(&items)?;
+            }
+            // Not embedded (the model failed): text search has them, and the vector index
+            // catches up on the next handle's first semantic search.
+        }
+        self.journal.end(entry)
+    }
+
     /// Writes `memories` into every index and removes `deleted` keys (caller holds the lock).
     /// Returns warnings: an embedding failure leaves the text index updated and says so.
     pub(crate) fn index(&self, memories: &[Memory], deleted: &[String]) -> Result<Vec<String>> {
@@ -525,13 +601,18 @@ impl Indexes {
 /// Embeds `docs` in batches and stores the vectors.
 fn embed_into(semantic: &Semantic, docs: &[IndexDoc]) -> Result<()> {
     for batch in docs.chunks(EMBED_BATCH) {
-        let texts: Vec<String> = batch.iter().map(IndexDoc::embedding_text).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = semantic.embedder.embed(&refs)?;
-        let items: Vec<_> = batch.iter().map(|d| d.meta.clone()).zip(vectors).collect();
+        let items: Vec<_> =
+            batch.iter().map(|d| d.meta.clone()).zip(embed(semantic, batch)?).collect();
         semantic.vectors.upsert(&items)?;
     }
     Ok(())
+}
+
+/// The vectors of `docs`, in order.
+fn embed(semantic: &Semantic, docs: &[IndexDoc]) -> Result<Vec<Vec<f32>>> {
+    let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    semantic.embedder.embed(&refs)
 }
 
 /// The current memories for `keys` (`None` where the memory is gone or unreadable).

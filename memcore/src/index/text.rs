@@ -17,7 +17,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::directory::error::LockError;
 use tantivy::indexer::IndexWriterOptions;
@@ -232,25 +232,25 @@ impl TextIndex {
         self.write(|writer, _| writer.delete_all_documents().map(drop))
     }
 
-    /// Applies changes in one writer session and one commit: each upsert replaces the document
-    /// with the same key (or adds it), each delete removes the document with that key (absent
-    /// keys are ignored). Deletes go first, so a key in both lists ends up upserted; of two
-    /// upserts with one key the last wins. A search right after sees the changes. Nothing is
-    /// written when both lists are empty.
+    /// Applies changes in one writer session and one commit: see [`TextBatch::apply`]. A
+    /// search right after sees the changes. Nothing is written when both lists are empty.
     pub(crate) fn apply(&self, upserts: &[IndexDoc], deletes: &[&str]) -> Result<()> {
         if upserts.is_empty() && deletes.is_empty() {
             return Ok(());
         }
-        self.write(|writer, fields| {
-            for key in deletes {
-                writer.delete_term(Term::from_field_text(fields.key, key));
-            }
-            for doc in upserts {
-                writer.delete_term(Term::from_field_text(fields.key, &doc.meta.key));
-                writer.add_document(to_document(doc, fields))?;
-            }
-            Ok(())
-        })
+        let mut batch = self.batch()?;
+        batch.apply(upserts, deletes)?;
+        batch.commit()
+    }
+
+    /// Opens a writer session whose changes stay invisible until [`TextBatch::commit`] (and
+    /// are discarded if the batch is dropped), so a caller can index while it writes the
+    /// store and publish once the store write is durable. Other writers of this handle wait
+    /// for the batch to end.
+    pub(crate) fn batch(&self) -> Result<TextBatch<'_>> {
+        let writing = self.writing.lock();
+        let writer = guarded(&self.dir, || self.writer())?;
+        Ok(TextBatch { index: self, _writing: writing, writer })
     }
 
     /// Reloads the reader if the index changed on disk (another process committed); cheap
@@ -362,21 +362,13 @@ impl TextIndex {
         usize::try_from(self.reader.searcher().num_docs()).unwrap_or(usize::MAX)
     }
 
-    /// Runs `ops` in one writer session: a freshly opened index (so files written by other
-    /// processes are known to its garbage collection), one writer (one indexing thread, the
-    /// smallest memory budget), one commit, merges finished, writer dropped, reader reloaded.
-    /// If `ops` or the commit fails, nothing is committed.
+    /// Runs `ops` in one writer session and commits: see [`TextIndex::batch`].
     fn write(&self, ops: impl FnOnce(&IndexWriter, &Fields) -> tantivy::Result<()>) -> Result<()> {
-        let _writing = self.writing.lock();
+        let batch = self.batch()?;
         guarded(&self.dir, || {
-            let mut writer = self.writer()?;
-            ops(&writer, &self.fields).map_err(|e| failed("updating the full-text index", e))?;
-            writer.commit().map_err(|e| failed("committing the full-text index", e))?;
-            writer
-                .wait_merging_threads()
-                .map_err(|e| failed("merging full-text index segments", e))?;
-            self.reader.reload().map_err(|e| failed("reloading the full-text index", e))
-        })
+            ops(&batch.writer, &self.fields).map_err(|e| failed("updating the full-text index", e))
+        })?;
+        batch.commit()
     }
 
     /// Opens a writer on a fresh `Index`, retrying with backoff while another process holds
@@ -531,6 +523,51 @@ impl TextIndex {
                 REBUILD,
             )),
         }
+    }
+}
+
+/// One writer session on a [`TextIndex`]: a freshly opened index (so files written by other
+/// processes are known to its garbage collection) and one writer (one indexing thread, the
+/// smallest memory budget). [`TextBatch::commit`] publishes its changes in one commit;
+/// dropping it discards them.
+pub(crate) struct TextBatch<'a> {
+    index: &'a TextIndex,
+    _writing: MutexGuard<'a, ()>,
+    writer: IndexWriter,
+}
+
+impl TextBatch<'_> {
+    /// Adds changes: each upsert replaces the document with the same key (or adds it), each
+    /// delete removes the document with that key (absent keys are ignored). Deletes go first,
+    /// so a key in both lists ends up upserted; of two upserts with one key the last wins,
+    /// also across calls.
+    pub(crate) fn apply(&mut self, upserts: &[IndexDoc], deletes: &[&str]) -> Result<()> {
+        let (writer, fields) = (&self.writer, &self.index.fields);
+        guarded(&self.index.dir, || {
+            for key in deletes {
+                writer.delete_term(Term::from_field_text(fields.key, key));
+            }
+            for doc in upserts {
+                writer.delete_term(Term::from_field_text(fields.key, &doc.meta.key));
+                writer
+                    .add_document(to_document(doc, fields))
+                    .map_err(|e| failed("updating the full-text index", e))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Commits, waits for merges and reloads the reader: a search right after sees the
+    /// changes. If the commit fails, nothing is committed.
+    pub(crate) fn commit(mut self) -> Result<()> {
+        let index = self.index;
+        guarded(&index.dir, || {
+            self.writer.commit().map_err(|e| failed("committing the full-text index", e))?;
+            self.writer
+                .wait_merging_threads()
+                .map_err(|e| failed("merging full-text index segments", e))?;
+            index.reader.reload().map_err(|e| failed("reloading the full-text index", e))
+        })
     }
 }
 
