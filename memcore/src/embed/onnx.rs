@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ort::session::{Session, SessionInputValue};
+use ort::session::{RunOptions, Session, SessionInputValue};
 use ort::value::Tensor;
 use parking_lot::{Mutex, MutexGuard};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -32,6 +32,8 @@ type Embedded = Vec<(usize, Vec<f32>)>;
 /// The most sessions an embedder keeps (one per core up to this).
 const MAX_SESSIONS: usize = 4;
 const OUTPUT: &str = "last_hidden_state";
+/// ONNX Runtime's run option releasing a session's unused arena memory after the run.
+const ARENA_SHRINKAGE: &str = "memory.enable_memory_arena_shrinkage";
 
 /// Recovery hint for failures while running the model on valid files.
 const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --force` to \
@@ -153,7 +155,7 @@ impl OnnxEmbedder {
         if let [encoding] = encodings.as_slice()
             && let Some(session) = self.query_session()
         {
-            return self.run_batch(&[encoding], session);
+            return self.run_batch(&[encoding], session, false);
         }
 
         // Sorting by length keeps padding (wasted attention work) small in mixed batches; the
@@ -174,7 +176,7 @@ impl OnnxEmbedder {
                     1 => self.free_session(),
                     _ => self.sessions[worker].lock(),
                 };
-                done.extend(chunk.iter().copied().zip(self.run_batch(&batch, session)?));
+                done.extend(chunk.iter().copied().zip(self.run_batch(&batch, session, true)?));
             }
             Ok(done)
         };
@@ -222,11 +224,13 @@ impl OnnxEmbedder {
         self.sessions.iter().find_map(|s| s.try_lock()).unwrap_or_else(|| self.sessions[0].lock())
     }
 
-    /// Runs one padded batch through the model on `session` and pools it.
+    /// Runs one padded batch through the model on `session` and pools it; `shrink_arena`
+    /// releases the session's unused arena memory afterwards.
     fn run_batch(
         &self,
         batch: &[&Encoding],
         mut session: MutexGuard<'_, Session>,
+        shrink_arena: bool,
     ) -> Result<Vec<Vec<f32>>> {
         let rows = batch.len();
         let cols = batch.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
@@ -266,7 +270,14 @@ impl OnnxEmbedder {
                 RUN_RECOVERY,
             )
         };
-        let outputs = session.run(inputs).map_err(run_error)?;
+        // A batch hands the memory its activations took back (a session's arena otherwise
+        // keeps the largest batch's: about 190 MB per session after an ingest); a query's are
+        // small, and keeping them saves it a few allocations.
+        let mut options = RunOptions::new().map_err(run_error)?;
+        if shrink_arena {
+            options.set(ARENA_SHRINKAGE, "cpu:0").map_err(run_error)?;
+        }
+        let outputs = session.run_with_options(inputs, &options).map_err(run_error)?;
         let (shape, hidden) = outputs[OUTPUT].try_extract_tensor::<f32>().map_err(run_error)?;
         let expected = [rows as i64, cols as i64, DIMENSION as i64];
         if **shape != expected {
