@@ -51,6 +51,12 @@ fn store(dir: &Path) -> Memcore {
     memcore
 }
 
+/// Every write's journal record is gone (replayed, finished or abandoned).
+fn assert_journal_cleared(store: &Path) {
+    let journal = store.join(".memcore/index/journal");
+    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal records left");
+}
+
 fn ids(memcore: &Memcore, query: &Query) -> Vec<String> {
     let results = memcore.search(query).expect("search");
     assert!(results.warnings.is_empty(), "unexpected warnings: {:?}", results.warnings);
@@ -235,8 +241,7 @@ fn replacing_a_memory_indexes_what_the_store_kept() {
         ids(&memcore, &Query::new("airship").mode(SearchMode::Semantic).limit(1)),
         ["zeppelin"]
     );
-    let journal = dir.path().join(".memcore/index/journal");
-    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal cleared");
+    assert_journal_cleared(dir.path());
 }
 
 #[test]
@@ -253,8 +258,7 @@ fn a_refused_batch_leaves_no_index_entries() {
     assert!(ids(&memcore, &Query::new("quasars").mode(SearchMode::Text)).is_empty());
     assert!(ids(&memcore, &Query::new("parrot opera").mode(SearchMode::Text)).is_empty());
     assert!(memcore.verify().unwrap().is_consistent());
-    let journal = dir.path().join(".memcore/index/journal");
-    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal cleared");
+    assert_journal_cleared(dir.path());
 }
 
 #[test]
@@ -283,49 +287,41 @@ fn hand_edits_are_found_by_verify_and_fixed_by_repair() {
     assert_eq!(ids(&memcore, &Query::new("parrot").mode(SearchMode::Text)), ["cat"]);
 }
 
-#[test]
-fn interrupted_writes_are_replayed_on_open() {
+/// A writer that died after journaling `records` (file name, text) and writing the store
+/// (knowledge/late written, personal/cat removed), before indexing: the next open replays it.
+fn replayed_after_crash(records: &[(&str, &str)]) {
     let dir = tempfile::tempdir().unwrap();
     drop(store(dir.path()));
-    // A writer that died after journaling and writing the store, before indexing.
     let journal = dir.path().join(".memcore/index/journal");
-    fs::write(journal.join("knowledge@late"), "").unwrap();
+    for (name, text) in records {
+        fs::write(journal.join(name), text).unwrap();
+    }
     fs::write(
         dir.path().join("knowledge/late.md"),
         "Written just before the crash: octopus facts.",
     )
     .unwrap();
-    fs::write(journal.join("personal@cat"), "").unwrap();
     fs::remove_file(dir.path().join("personal/cat.md")).unwrap();
 
     let memcore = Memcore::open(dir.path()).unwrap();
-    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal replayed and cleared");
+    assert_journal_cleared(dir.path());
     assert_eq!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)), ["late"]);
     assert!(ids(&memcore, &Query::new("cat glasses").mode(SearchMode::Text)).is_empty());
     assert!(memcore.verify().unwrap().is_consistent());
 }
 
 #[test]
-fn an_interrupted_batch_is_replayed_and_a_torn_record_dropped() {
-    let dir = tempfile::tempdir().unwrap();
-    drop(store(dir.path()));
-    // A batch writer that died after journaling and writing the store, before indexing...
-    let journal = dir.path().join(".memcore/index/journal");
-    fs::write(journal.join("batch-7-1-0"), "knowledge/late\npersonal/cat\n# complete\n").unwrap();
-    fs::write(
-        dir.path().join("knowledge/late.md"),
-        "Written just before the crash: octopus facts.",
-    )
-    .unwrap();
-    fs::remove_file(dir.path().join("personal/cat.md")).unwrap();
-    // ...and one that died while journaling, before touching the store.
-    fs::write(journal.join("batch-7-2-1"), "knowledge/never\n").unwrap();
+fn interrupted_writes_are_replayed_on_open() {
+    replayed_after_crash(&[("knowledge@late", ""), ("personal@cat", "")]);
+}
 
-    let memcore = Memcore::open(dir.path()).unwrap();
-    assert_eq!(fs::read_dir(&journal).unwrap().count(), 0, "journal replayed and cleared");
-    assert_eq!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)), ["late"]);
-    assert!(ids(&memcore, &Query::new("cat glasses").mode(SearchMode::Text)).is_empty());
-    assert!(memcore.verify().unwrap().is_consistent());
+#[test]
+fn an_interrupted_batch_is_replayed_and_a_torn_record_dropped() {
+    replayed_after_crash(&[
+        ("batch-7-1-0", "knowledge/late\npersonal/cat\n# complete\n"),
+        // A writer that died while journaling, before touching the store.
+        ("batch-7-2-1", "knowledge/never\n"),
+    ]);
 }
 
 #[test]
