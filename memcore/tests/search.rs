@@ -214,6 +214,29 @@ fn bad_queries_are_validation_errors() {
 }
 
 #[test]
+fn a_search_does_not_wait_for_a_writer_at_work() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(store(dir.path()));
+    let config = Config { lock_timeout_ms: 200, ..Config::default() };
+    let memcore = Memcore::builder().path(dir.path()).config(config).open().unwrap();
+    // Another process's writer at work: it holds the index lock, has journaled its key and
+    // written the store, and has not indexed yet.
+    let lock = fs::File::options().write(true).open(dir.path().join(".memcore/index/lock"));
+    let lock = lock.unwrap();
+    lock.lock().unwrap();
+    fs::write(dir.path().join(".memcore/index/journal/knowledge@late"), "").unwrap();
+    fs::write(dir.path().join("knowledge/late.md"), "Written by the other writer: octopus facts.")
+        .unwrap();
+    // The search neither waits for the lock (a timeout would come back as a warning) nor
+    // sees the unfinished write.
+    assert!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)).is_empty());
+    // The writer died there: its lock is gone, and the next search replays its record.
+    drop(lock);
+    assert_eq!(ids(&memcore, &Query::new("octopus").mode(SearchMode::Text)), ["late"]);
+    assert_journal_cleared(dir.path());
+}
+
+#[test]
 fn replacing_a_memory_indexes_what_the_store_kept() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = store(dir.path());

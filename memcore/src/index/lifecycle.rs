@@ -303,12 +303,15 @@ impl Indexes {
         embed_into(semantic, &docs)
     }
 
-    /// Replays journal records left by an interrupted writer.
+    /// Replays journal records left by an interrupted writer. While a writer holds the lock
+    /// the records are its own (a dead writer's lock is released by the system), so nothing
+    /// is replayed and the caller does not wait: a search never waits for another process's
+    /// batch to finish.
     pub(crate) fn replay(&self, store: &dyn MemoryStore) -> Result<()> {
         if self.journal.pending()?.is_empty() {
             return Ok(());
         }
-        let _guard = self.lock.acquire()?;
+        let Some(_guard) = self.lock.try_acquire()? else { return Ok(()) };
         self.replay_locked(store)
     }
 

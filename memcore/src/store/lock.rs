@@ -48,16 +48,7 @@ impl StoreLock {
     pub(crate) fn acquire(&self) -> Result<LockGuard<'_>> {
         let deadline = Instant::now() + self.timeout;
         let mut slot = self.file.try_lock_until(deadline).ok_or_else(|| self.timed_out())?;
-        if slot.is_none() {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .mode(0o600)
-                .open(&self.path)
-                .map_err(|e| Error::io(format!("opening lock file {}", self.path.display()), e))?;
-            *slot = Some(file);
-        }
+        self.open_file(&mut slot)?;
         let mut backoff = Duration::from_micros(200);
         loop {
             let attempt = slot.as_ref().map(File::try_lock);
@@ -73,6 +64,34 @@ impl StoreLock {
                 }
             }
         }
+    }
+
+    /// The lock if no one holds it now, else `None` (without waiting).
+    pub(crate) fn try_acquire(&self) -> Result<Option<LockGuard<'_>>> {
+        let Some(mut slot) = self.file.try_lock() else { return Ok(None) };
+        self.open_file(&mut slot)?;
+        match slot.as_ref().map(File::try_lock).unwrap_or(Ok(())) {
+            Ok(()) => Ok(Some(LockGuard { file: slot })),
+            Err(TryLockError::WouldBlock) => Ok(None),
+            Err(TryLockError::Error(e)) => {
+                Err(Error::io(format!("locking {}", self.path.display()), e))
+            }
+        }
+    }
+
+    /// Opens the lock file into `slot` the first time.
+    fn open_file(&self, slot: &mut Option<File>) -> Result<()> {
+        if slot.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&self.path)
+                .map_err(|e| Error::io(format!("opening lock file {}", self.path.display()), e))?;
+            *slot = Some(file);
+        }
+        Ok(())
     }
 
     fn timed_out(&self) -> Error {
@@ -101,7 +120,9 @@ mod tests {
         let guard = first.acquire().unwrap();
         let err = other_process.acquire().err().unwrap();
         assert_eq!(err.category(), crate::Category::Conflict);
+        assert!(other_process.try_acquire().unwrap().is_none(), "held by the first");
         drop(guard);
+        assert!(other_process.try_acquire().unwrap().is_some());
         assert!(other_process.acquire().is_ok());
     }
 }
