@@ -81,6 +81,12 @@ def lat(values_ns: list[int]) -> dict[str, float]:
     return {"p50_ms": pct(ms, 0.5), "p99_ms": pct(ms, 0.99), "samples": len(ms)}
 
 
+def ingest_summary(count: int, started: float, batch_s: list[float], load_before: str) -> dict[str, Any]:
+    """What an ingest of `count` items begun at `started` took: total, rate, batches, load."""
+    total = time.perf_counter() - started
+    return {"total_s": total, "per_s": count / total, "batch_s": batch_s, "load": [load_before, loadavg()]}
+
+
 def load_subset(corpus: Path, queries_path: Path, n: int) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
     queries = [json.loads(line) for line in open(queries_path, encoding="utf-8")]
     evidence = {e for q in queries for e in q["evidence_ids"]}
@@ -143,13 +149,7 @@ def run_memcore(args: argparse.Namespace) -> None:
             # context or summary given): the content alone.
             texts.extend(m.content for m in stored)
             print(f"memcore: {start + len(stored)} stored, load {loadavg()}", file=sys.stderr)
-        total = time.perf_counter() - started
-        out["ingest"] = {
-            "total_s": total,
-            "per_s": len(passages) / total,
-            "batch_s": batch_s,
-            "load": [before, loadavg()],
-        }
+        out["ingest"] = ingest_summary(len(passages), started, batch_s, before)
         mc.close()
         (args.workdir / "embed_texts.json").write_text(json.dumps(texts))
         (args.workdir / "subset_ids.json").write_text(json.dumps([p["id"] for p in passages]))
@@ -341,13 +341,7 @@ def run_chroma(args: argparse.Namespace) -> None:
             col.add(ids=ids[start : start + BATCH], documents=texts[start : start + BATCH])
             batch_s.append(time.perf_counter() - t0)
             print(f"chroma: {min(start + BATCH, len(texts))} stored, load {loadavg()}", file=sys.stderr)
-        total = time.perf_counter() - started
-        out["ingest"] = {
-            "total_s": total,
-            "per_s": len(texts) / total,
-            "batch_s": batch_s,
-            "load": [before, loadavg()],
-        }
+        out["ingest"] = ingest_summary(len(texts), started, batch_s, before)
         got = col.get(ids=ids, include=["embeddings"])
         order = {i: k for k, i in enumerate(got["ids"])}
         vecs = np.asarray(got["embeddings"], dtype=np.float32)[[order[i] for i in ids]]

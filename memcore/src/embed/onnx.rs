@@ -203,17 +203,16 @@ impl OnnxEmbedder {
         Ok(vectors)
     }
 
-    /// The query session when it is free (a concurrent query takes a per-core session).
+    /// The query session when it is free (a concurrent query takes a per-core session); none
+    /// on one core.
     fn query_session(&self) -> Option<MutexGuard<'_, Session>> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if cores < 2 {
-            return None;
-        }
         self.query_session
             .get_or_init(|| {
-                load_session(&self.runtime.env, &self.model, cores.min(MAX_SESSIONS), true)
-                    .ok()
-                    .map(Mutex::new)
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let session = (cores >= 2).then(|| {
+                    load_session(&self.runtime.env, &self.model, cores.min(MAX_SESSIONS), true)
+                });
+                session.and_then(Result::ok).map(Mutex::new)
             })
             .as_ref()?
             .try_lock()

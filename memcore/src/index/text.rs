@@ -229,7 +229,14 @@ impl TextIndex {
     /// Removes every document, in one commit (other processes see the index empty after their
     /// next [`TextIndex::refresh`]).
     pub(crate) fn clear(&self) -> Result<()> {
-        self.write(|writer, _| writer.delete_all_documents().map(drop))
+        let batch = self.batch()?;
+        guarded(&self.dir, || {
+            batch
+                .writer
+                .delete_all_documents()
+                .map_err(|e| failed("clearing the full-text index", e))
+        })?;
+        batch.commit()
     }
 
     /// Applies changes in one writer session and one commit: see [`TextBatch::apply`]. A
@@ -360,15 +367,6 @@ impl TextIndex {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         usize::try_from(self.reader.searcher().num_docs()).unwrap_or(usize::MAX)
-    }
-
-    /// Runs `ops` in one writer session and commits: see [`TextIndex::batch`].
-    fn write(&self, ops: impl FnOnce(&IndexWriter, &Fields) -> tantivy::Result<()>) -> Result<()> {
-        let batch = self.batch()?;
-        guarded(&self.dir, || {
-            ops(&batch.writer, &self.fields).map_err(|e| failed("updating the full-text index", e))
-        })?;
-        batch.commit()
     }
 
     /// Opens a writer on a fresh `Index`, retrying with backoff while another process holds

@@ -950,7 +950,7 @@ impl VectorIndex {
         }
         let dim = self.dimension;
         // The graph thread searches while this one computes the guard.
-        let mut pending = graph.search(query, fetch, ef)?;
+        let mut pending = Some(graph.search(query, fetch, ef)?);
         // The guard: exact scores of every `GUARD_STRIDE`-th row the graph covers. A sampled row
         // that beats the graph's k-th result without being among them proves that the graph
         // search missed rows, and when it misses a lot it has settled in the wrong region: this
@@ -973,7 +973,11 @@ impl VectorIndex {
         }
         let guard = guard.into_sorted();
         for _ in 0..4 {
-            let found = pending.wait()?;
+            let found = match pending.take() {
+                Some(first) => first,
+                None => graph.search(query, fetch, ef)?,
+            }
+            .wait()?;
             let mut top = scan::TopK::new(k);
             let mut kept = 0;
             for &(row, _) in &found.hits {
@@ -987,7 +991,6 @@ impl VectorIndex {
             if kept < k && !exhausted && fetch < live {
                 fetch = (fetch * 4).min(live.max(k));
                 ef = ef.max(2 * fetch);
-                pending = graph.search(query, fetch, ef)?;
                 continue;
             }
             let mut best = top.into_sorted();
@@ -1000,7 +1003,6 @@ impl VectorIndex {
                     return None;
                 }
                 ef = (ef * 8).max(GUARD_RETRY_EF);
-                pending = graph.search(query, fetch, ef)?;
                 continue;
             }
             let mut top = scan::TopK::new(k);
