@@ -16,8 +16,8 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use git2::{Repository, Signature};
 use memcore::{
-    Backend, Collection, Config, EmbeddingConfig, GitNotesStore, Limits, Memcore, MemoryStore,
-    MemoryUpdate, NewMemory, PutMode,
+    Backend, Collection, CommitAttachment, Config, EmbeddingConfig, GitNotesStore, Limits, Memcore,
+    MemoryStore, MemoryUpdate, NewMemory, PutMode,
 };
 
 const NOTES: usize = 10_000;

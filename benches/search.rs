@@ -275,9 +275,7 @@ fn main() {
                 .hits
                 .iter()
                 .filter(|h| {
-                    let m = memcore
-                        .get(&format!("{}/{}", h.memory.collection, h.memory.id))
-                        .expect("get");
+                    let m = memcore.get(&h.memory.reference).expect("get");
                     truth.contains(&m.content)
                 })
                 .count();

@@ -24,7 +24,7 @@ fn memory(new: NewMemory) -> memcore::Memory {
 }
 
 /// A store filled with the first `n` corpus passages, one memory each, in 10 collections.
-fn filled_store(n: usize) -> (tempfile::TempDir, Vec<(Collection, memcore::MemoryId)>) {
+fn filled_store(n: usize) -> (tempfile::TempDir, Vec<memcore::MemoryRef>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = FileStore::open(dir.path(), &Config::default()).expect("store opens");
     let batch = support::corpus(n)
@@ -42,7 +42,7 @@ fn filled_store(n: usize) -> (tempfile::TempDir, Vec<(Collection, memcore::Memor
         .put_many(batch, PutMode::Upsert)
         .expect("put_many")
         .into_iter()
-        .map(|m| (m.collection, m.id))
+        .map(|m| m.reference())
         .collect();
     // Let the files settle past the cache's racy-write window, as in a store in real use.
     std::thread::sleep(Duration::from_millis(200));
@@ -63,8 +63,7 @@ fn store_benches(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("get_warm", n), &n, |b, _| {
             b.iter(|| {
                 i = (i + 7919) % keys.len();
-                let (collection, id) = &keys[i];
-                black_box(store.get(Some(collection), id).expect("get"))
+                black_box(store.get(&keys[i]).expect("get"))
             })
         });
 

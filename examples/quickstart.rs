@@ -98,10 +98,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // 5. Pull the best match back into a prompt.
     let best = results.hits.first().ok_or("no search results")?;
-    let memory = memcore.get(&format!("{}/{}", best.memory.collection, best.memory.id))?;
+    let memory = memcore.get(&best.memory)?;
     println!("\n--- context block for the prompt ---\n{}", memory.render(Format::Context));
     println!("\n--- history of {} ---", memory.id);
-    for version in memcore.versions(&format!("{}/{}", memory.collection, memory.id))? {
+    for version in memcore.versions(&memory)? {
         let marker = if version.current { " (current)" } else { "" };
         println!("  v{} at {}{marker}", version.rev, version.timestamp.to_rfc3339());
     }

@@ -107,12 +107,35 @@
  * readers must ignore fields they do not know; JSON inputs reject unknown fields, so that a
  * typo fails loudly instead of being ignored.
  *
+ * ## Every operation: `memcore_call`
+ *
+ * The typed functions above cover the common calls. Every operation of the library, with every
+ * field of its request, is reached through one function:
+ *
+ * ```c
+ * char *json = NULL;
+ * const char *request = "{\"text\": \"gpu\", \"tags_any\": [\"perf\"], \"mode\": \"text\"}";
+ * memcore_status st = memcore_call(mc, "search", 6, request, strlen(request), &json);
+ * // json: {"hits": [{"memory": {"ref": ...}, "score": ..., "parts": {...}}], ...}
+ * memcore_string_free(json);
+ * ```
+ *
+ * It takes the operation's **request record** as JSON and returns its **result record** as
+ * JSON: the same records the Python module, the command-line tool (`memcore call`) and the MCP
+ * server use, so a field added to a record in the library is reachable from C with no new
+ * function. `memcore_operations()` returns every operation's name, summary and the JSON Schemas
+ * of its request and result (`memcore operations NAME` prints one). The typed functions
+ * (`memcore_put_json`, `memcore_search`, ...) are thin conveniences over the same records; they
+ * stay until 1.0 at least, and new engines add operations, not functions.
+ *
  * ## JSON records
  *
- * Rich results are JSON objects with one schema per kind of record, always compact UTF-8.
- * Optional fields are left out when unset; times are RFC 3339 in UTC
- * (`"2025-10-30T14:23:45Z"`). Memory records and summaries start with `ref`, the memory's
- * `collection/id` reference, ready to pass back to `memcore_get()` and friends.
+ * Rich results are JSON objects with one schema per kind of record, always compact UTF-8; the
+ * authoritative schemas are those `memcore_operations()` returns. Optional fields are left out
+ * when unset; times are RFC 3339 in UTC (`"2025-10-30T14:23:45Z"`). Memory records and
+ * summaries carry `ref`, the memory's `collection/id` reference, ready to pass back to
+ * `memcore_get()` and friends. In requests, a field set to `null` counts as left out, and
+ * unknown fields are refused (`MEMCORE_STATUS_INVALID_JSON`, naming the field).
  *
  * **Memory record** (`memcore_get`, `memcore_put_json`, `memcore_put_markdown`,
  * `memcore_update_json`, `memcore_restore`, `memcore_get_version`):
@@ -138,8 +161,8 @@
  * **List result** (`memcore_list`): `{"memories": [summary, ...], "skipped": [error, ...]}`.
  * A *summary* has `ref`, `id`, `collection`, `title`, `type` (optional), `status`, `tags`,
  * `category` (optional), `created_at`, `updated_at` and `version`. An *error* is
- * `{"status": "CORRUPTED", "code": 103, "message": "...", "recovery": "..."}` and names the
- * file that could not be read.
+ * `{"category": "PARSE", "message": "...", "recovery": "...", "path": "...", "line": 3}` and
+ * names the file that could not be read.
  *
  * **Version record** (`memcore_versions` returns an array, oldest first):
  * `{"rev": "2", "version": 2, "timestamp": "...", "author": null, "message": null,
@@ -147,25 +170,33 @@
  *
  * **Collections** (`memcore_collections`): an array of names, `["knowledge", "memory"]`.
  *
- * **Put record** (input of `memcore_put_json`): `content` (string) is required; optional are
- * `id`, `collection`, `title`, `summary`, `type`, `status`, `category`, `context`,
- * `project`, `priority`, `created_by` (strings), `tags` and `related_to` (arrays of
- * strings), `importance` (number, 0 to 1), `created_at` (RFC 3339 string, for imports) and
- * `metadata` (object). The id, when not given, comes from the title, else the first
- * `# heading`, else a hash of the content.
+ * **New memory** (input of `memcore_put_json`, and each of the `memories` of the `put`
+ * operation): `content` (string) is required; optional are `id`, `collection`, `title`,
+ * `summary`, `type`, `status`, `category`, `context`, `project`, `priority`, `created_by`
+ * (strings), `tags` and `related_to` (arrays of strings), `importance` (number, 0 to 1),
+ * `created_at` (RFC 3339 string, for imports) and `metadata` (object). The id, when not given,
+ * comes from the title, else the first `# heading`, else a hash of the content.
  *
- * **Update record** (input of `memcore_update_json`): any of `content`, `title`, `summary`,
- * `type`, `status`, `category`, `context`, `project`, `priority` (strings), `tags`,
- * `related_to` (arrays of strings), `merge_tags` (boolean: add `tags` to the existing ones
- * instead of replacing them), `importance` (number) and `metadata` (object: keys are merged,
- * a `null` value removes a key). Absent or `null` fields keep their value; an empty string
- * clears an optional text field. Status changes follow the lifecycle (`active` to `resolved`,
- * `archived` or `tombstone`; `resolved` to `archived` or `tombstone`; `archived` to
- * `tombstone` or `active`; `tombstone` to `active`).
+ * **Memory update** (input of `memcore_update_json`, the `change` of the `update` operation):
+ * any of `content`, `title`, `summary`, `type`, `status`, `category`, `context`, `project`,
+ * `priority` (strings), `tags`, `related_to` (arrays of strings), `merge_tags` (boolean: add
+ * `tags` to the existing ones instead of replacing them), `importance` (number) and
+ * `metadata` (object: keys are merged, a `null` value removes a key). Absent or `null` fields
+ * keep their value; an empty string clears an optional text field. Status changes follow the
+ * lifecycle (`active` to `resolved`, `archived` or `tombstone`; `resolved` to `archived` or
+ * `tombstone`; `archived` to `tombstone` or `active`; `tombstone` to `active`).
  *
- * **List options** (input of `memcore_list`, or NULL for everything): `collection`
- * (string), `filters` (array of `key=value` strings, all must match; `value` may list
- * alternatives as `a,b`, e.g. `"tags=gpu,cuda"`), `offset` and `limit` (numbers).
+ * **List options** (input of `memcore_list`, or NULL for everything; the `list` operation's
+ * request): `collection` (string), `filters` (all must match: one `key=value` string, an array
+ * of them, or an object `{"key": "value" | ["v1", "v2"]}`; a value may list alternatives as
+ * `a,b`, e.g. `"tags=gpu,cuda"`), `offset` and `limit` (numbers).
+ *
+ * **Query** (the `search` operation's request): `text` (required), `mode` (`hybrid`,
+ * `semantic` or `text`), `limit` (1 to 1000, default 10), `collections`, `tags_any`,
+ * `tags_all`, `types` (arrays of strings), `statuses` (default `["active", "resolved"]`),
+ * `created_after`, `created_before`, `updated_after`, `updated_before` (RFC 3339), `filters`
+ * (as for list options), `min_similarity` (number) and `recency` (`{"half_life_days": 30,
+ * "weight": 0.2}`).
  */
 
 #ifndef MEMCORE_H
@@ -215,8 +246,8 @@ enum memcore_status
    */
   MEMCORE_STATUS_INVALID_UTF8 = 2,
   /**
-   * A JSON argument was not JSON, or did not fit its documented schema (wrong type,
-   * unknown field, missing required field).
+   * A JSON argument was not JSON, or did not fit its record's schema (wrong type, unknown
+   * field, missing required field, a value outside its set such as an unknown status).
    */
   MEMCORE_STATUS_INVALID_JSON = 3,
   /**
@@ -770,6 +801,54 @@ memcore_status memcore_search(const struct memcore_t *memcore,
                               uint32_t mode,
                               size_t limit,
                               char **out_json);
+
+/**
+ * Runs the operation `operation` (UTF-8, `operation_len` bytes: `"put"`, `"get"`,
+ * `"update"`, `"delete"`, `"restore"`, `"search"`, `"list"`, `"collections"`,
+ * `"versions"`, `"diff"`, `"hydrate"`, `"stats"`, `"verify"`, `"repair"`, `"reindex"`,
+ * `"sync"`, and every operation later releases add) on its **request record** (JSON,
+ * `request_len` bytes; NULL with length 0 for `{}`), and writes its **result record**
+ * (JSON) to `*out_json`, an owned string for `memcore_string_free()`.
+ *
+ * This is the same call the Python module, the command-line tool (`memcore call`) and the
+ * MCP server make, so every field of every record is reachable from C. Each operation's
+ * request and result schemas come from `memcore_operations()`. For example, a search with
+ * filters: `memcore_call(mc, "search", 6, "{\"text\": \"gpu\", \"tags_any\": [\"perf\"],
+ * \"mode\": \"text\", \"limit\": 5}", len, &json)`.
+ *
+ * A field set to `null` counts as left out. Unknown fields are refused, so a typo fails
+ * loudly.
+ *
+ * Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_JSON` (not JSON, not an object, an
+ * unknown operation, a field that does not fit the schema), `INVALID_ARGUMENT` (a value
+ * that breaks a rule), and whatever the operation itself returns (`NOT_FOUND`, `CONFLICT`,
+ * `IO`, ...).
+ *
+ * # Safety
+ *
+ * `memcore` must be NULL or an open handle; `operation` must point to `operation_len`
+ * readable bytes; `request` must be NULL (with `request_len` 0) or point to `request_len`
+ * readable bytes; `out_json` must point to writable storage for one pointer.
+ */
+memcore_status memcore_call(const struct memcore_t *memcore,
+                            const char *operation,
+                            size_t operation_len,
+                            const char *request,
+                            size_t request_len,
+                            char **out_json);
+
+/**
+ * Every operation `memcore_call()` runs, as JSON written to `*out_json` (an owned string
+ * for `memcore_string_free()`): `{"operations": [{"name": "put", "summary": "...",
+ * "request": {JSON Schema}, "result": {JSON Schema}}, ...]}`. Needs no store.
+ *
+ * Errors: `NULL_PARAMETER`.
+ *
+ * # Safety
+ *
+ * `out_json` must point to writable storage for one pointer.
+ */
+memcore_status memcore_operations(char **out_json);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -114,6 +114,31 @@ pub(crate) enum Command {
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
     Model,
+    /// Run any operation on a request record given as JSON and print its result as JSON:
+    /// the records the C ABI, Python and MCP use (`memcore operations` lists them)
+    Call(CallArgs),
+    /// List the operations `call` runs, or print one's request and result JSON Schemas
+    Operations(OperationsArgs),
+}
+
+/// `call`.
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// The operation: put, get, update, delete, restore, search, list, ... (see `operations`)
+    #[arg(value_name = "OPERATION")]
+    pub(crate) operation: String,
+    /// The request record as JSON, or `-` to read it from standard input (default `{}`),
+    /// e.g. '{"text": "gpu", "mode": "text", "limit": 3}' for search
+    #[arg(value_name = "REQUEST")]
+    pub(crate) request: Option<String>,
+}
+
+/// `operations`.
+#[derive(Debug, Args)]
+pub(crate) struct OperationsArgs {
+    /// Print this operation's request and result JSON Schemas
+    #[arg(value_name = "OPERATION")]
+    pub(crate) operation: Option<String>,
 }
 
 /// `put`.

@@ -20,7 +20,8 @@ pub(crate) const HELP: &str = "\
 Exit codes:
   0  success
   1  not found: no such memory, version or project config
-  2  usage: unknown flag, bad value, unreadable input file, malformed --metadata JSON
+  2  usage: unknown flag, bad value, unreadable input file, malformed --metadata JSON, a
+     `call` request that is not JSON or does not fit its operation's schema
   3  validation: memcore rejected the input (invalid id or collection, a --store path
      that is a file, a size limit, a reserved metadata key)
   4  storage or corruption: I/O failure, damaged memory file, index out of step with the store
@@ -34,7 +35,7 @@ stderr: {\"error\": {\"category\", \"message\", \"recovery\", \"exit_code\"}}.";
 /// The exit code for `failure`.
 pub(crate) fn code(failure: &Failure) -> u8 {
     match failure {
-        Failure::Usage { .. } => USAGE,
+        Failure::Usage { .. } | Failure::Memcore(memcore::Error::Request { .. }) => USAGE,
         Failure::Memcore(err) => match err.category() {
             Category::NotFound => NOT_FOUND,
             Category::Validation => VALIDATION,

@@ -6,7 +6,6 @@ use std::io::{IsTerminal, Write};
 use anstream::{AutoStream, ColorChoice};
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use memcore::{Collection, MemoryId};
 use serde::Serialize;
 use serde_json::json;
 
@@ -35,11 +34,6 @@ fn color_choice<S: anstream::stream::RawStream>(stream: &S) -> ColorChoice {
 pub(crate) fn color_wanted() -> bool {
     color_choice(&std::io::stdout()) == ColorChoice::Always
         && color_choice(&std::io::stderr()) == ColorChoice::Always
-}
-
-/// `collection/id`, the unambiguous way to name a memory.
-pub(crate) fn memory_ref(collection: &Collection, id: &MemoryId) -> String {
-    format!("{collection}/{id}")
 }
 
 /// The name `value` (a memcore enum) serialises to: how memcore spells it in settings and

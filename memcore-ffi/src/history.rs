@@ -68,7 +68,7 @@ pub unsafe extern "C" fn memcore_get_version(
         // SAFETY: the caller passes `rev_len` readable bytes at `rev` (or NULL).
         let rev = unsafe { required_str("rev", rev, rev_len) }?;
         non_null("out_json", out_json)?;
-        let text = json::memory(&memcore.get_version(reference, rev)?)?;
+        let text = json::memory(memcore.get_version(reference, rev)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())

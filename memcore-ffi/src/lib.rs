@@ -6,7 +6,9 @@
 //! (`memcore_put*`, `memcore_get`, `memcore_render`, `memcore_update_json`,
 //! `memcore_delete`, `memcore_restore`, `memcore_put_mode`, `memcore_format`), [`listing`]
 //! (`memcore_list`, `memcore_collections`), [`history`] (`memcore_versions`,
-//! `memcore_get_version`), [`status`] (`memcore_status`, `memcore_status_name`), [`error`]
+//! `memcore_get_version`), [`search`] (`memcore_search`), [`call`] (`memcore_call`,
+//! `memcore_operations`: every operation on the library's JSON records), [`status`]
+//! (`memcore_status`, `memcore_status_name`), [`error`]
 //! (`memcore_last_error_message`), [`string`] (`memcore_string_free`) and
 //! [`memcore_version`] here. `include/memcore.h` is generated from these by
 //! `tests/header.rs`.
@@ -35,6 +37,8 @@ pub mod listing;
 pub mod history;
 
 pub mod search;
+
+pub mod call;
 
 mod boundary;
 mod json;

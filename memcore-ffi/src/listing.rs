@@ -4,7 +4,9 @@ use std::ffi::c_char;
 
 use crate::boundary::{self, non_null, optional_str, write_out};
 use crate::handle::memcore_t;
-use crate::json::{self, ListRecord};
+use memcore::ListOptions;
+
+use crate::json;
 use crate::status::memcore_status;
 use crate::string;
 
@@ -36,17 +38,11 @@ pub unsafe extern "C" fn memcore_list(
         // SAFETY: the caller passes `options_len` readable bytes at `options` (or NULL).
         let options = unsafe { optional_str("options", options, options_len) }?;
         non_null("out_json", out_json)?;
-        let record: ListRecord = match options {
-            Some(text) => json::parse("options", text, "list options")?,
-            None => ListRecord::default(),
+        let options: ListOptions = match options {
+            Some(text) => json::record("options", text, "list")?,
+            None => ListOptions::new(),
         };
-        let wants_nothing = record.wants_nothing();
-        let mut listing = memcore.list(&record.into_options()?)?;
-        if wants_nothing {
-            // The core returns one memory for a limit of 0; the C API promises none.
-            listing.memories.clear();
-        }
-        let text = json::listing(&listing)?;
+        let text = json::to_string(&memcore.list(&options)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())

@@ -3,11 +3,11 @@
 
 use std::ffi::c_char;
 
-use memcore::{Format, NewMemory, PutMode};
+use memcore::{Format, MemoryUpdate, NewMemory, PutMode};
 
 use crate::boundary::{self, Failure, FfiResult, non_null, optional_str, required_str, write_out};
 use crate::handle::memcore_t;
-use crate::json::{self, PutRecord, UpdateRecord};
+use crate::json;
 use crate::status::memcore_status;
 use crate::string;
 
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn memcore_put(
         let mut new = NewMemory::new(content).tags(split_tags(tags));
         new.collection = collection.map(str::to_owned);
         let stored = memcore.put(new)?;
-        let reference = format!("{}/{}", stored.collection, stored.id);
+        let reference = stored.reference().to_string();
         // SAFETY: `out_ref` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_ref, string::into_raw(reference)) };
         Ok(())
@@ -144,9 +144,8 @@ pub unsafe extern "C" fn memcore_put_json(
         let record = unsafe { required_str("record", record, record_len) }?;
         non_null("out_json", out_json)?;
         let mode = memcore_put_mode::from_u32(mode)?;
-        let record: PutRecord = json::parse("record", record, "put record")?;
-        let stored = memcore.put_with(record.into_new_memory()?, mode)?;
-        let text = json::memory(&stored)?;
+        let new: NewMemory = json::record("record", record, "put")?;
+        let text = json::memory(memcore.put_with(new, mode)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())
@@ -182,8 +181,7 @@ pub unsafe extern "C" fn memcore_put_markdown(
         let markdown = unsafe { required_str("markdown", markdown, markdown_len) }?;
         non_null("out_json", out_json)?;
         let mode = memcore_put_mode::from_u32(mode)?;
-        let stored = memcore.put_with(NewMemory::from_markdown(markdown)?, mode)?;
-        let text = json::memory(&stored)?;
+        let text = json::memory(memcore.put_with(NewMemory::from_markdown(markdown)?, mode)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())
@@ -214,7 +212,7 @@ pub unsafe extern "C" fn memcore_get(
         // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
         let reference = unsafe { required_str("reference", reference, reference_len) }?;
         non_null("out_json", out_json)?;
-        let text = json::memory(&memcore.get(reference)?)?;
+        let text = json::memory(memcore.get(reference)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())
@@ -285,9 +283,8 @@ pub unsafe extern "C" fn memcore_update_json(
         // SAFETY: the caller passes `change_len` readable bytes at `change` (or NULL).
         let change = unsafe { required_str("change", change, change_len) }?;
         non_null("out_json", out_json)?;
-        let change: UpdateRecord = json::parse("change", change, "update record")?;
-        let updated = memcore.update(reference, change.into_update()?)?;
-        let text = json::memory(&updated)?;
+        let change: MemoryUpdate = json::record("change", change, "update")?;
+        let text = json::memory(memcore.update(reference, change)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())
@@ -344,7 +341,7 @@ pub unsafe extern "C" fn memcore_restore(
         // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
         let reference = unsafe { required_str("reference", reference, reference_len) }?;
         non_null("out_json", out_json)?;
-        let text = json::memory(&memcore.restore(reference)?)?;
+        let text = json::memory(memcore.restore(reference)?)?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };
         Ok(())

@@ -21,8 +21,8 @@ pub enum memcore_status {
     NullParameter = 1,
     /// A string argument was not valid UTF-8.
     InvalidUtf8 = 2,
-    /// A JSON argument was not JSON, or did not fit its documented schema (wrong type,
-    /// unknown field, missing required field).
+    /// A JSON argument was not JSON, or did not fit its record's schema (wrong type, unknown
+    /// field, missing required field, a value outside its set such as an unknown status).
     InvalidJson = 3,
     /// An argument broke a rule: a bad id, collection, reference or filter, empty or
     /// oversized content, an importance outside 0..1, a forbidden status change, an unknown
@@ -105,6 +105,7 @@ impl memcore_status {
         use memcore::Error;
         match err {
             Error::Validation { .. } => Self::InvalidArgument,
+            Error::Request { .. } => Self::InvalidJson,
             Error::NotFound { .. } => Self::NotFound,
             Error::Conflict { .. } => Self::Conflict,
             Error::Io { .. } | Error::Storage { .. } => Self::Io,
@@ -175,6 +176,7 @@ mod tests {
         let io = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         let cases = [
             (Error::validation("m", "r"), memcore_status::InvalidArgument),
+            (Error::request("m", "r"), memcore_status::InvalidJson),
             (Error::not_found("x", "r"), memcore_status::NotFound),
             (Error::conflict("m", "r"), memcore_status::Conflict),
             (Error::io("m", io), memcore_status::Io),

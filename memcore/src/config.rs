@@ -74,7 +74,7 @@ pub struct GitNotesConfig {
 impl Default for GitNotesConfig {
     fn default() -> Self {
         Self {
-            namespaces: crate::git::DEFAULT_NAMESPACES
+            namespaces: crate::store::DEFAULT_NAMESPACES
                 .iter()
                 .filter_map(|name| Collection::new(*name).ok())
                 .collect(),

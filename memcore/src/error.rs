@@ -22,6 +22,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize, Serializer};
+
 /// A boxed third-party error kept as the `source` of one of ours, so that the versions of our
 /// dependencies stay out of the public API.
 pub type BoxedSource = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -42,6 +45,17 @@ pub enum Error {
         /// What is wrong with the input.
         message: String,
         /// How to fix the input.
+        recovery: String,
+    },
+
+    /// A request record (JSON from C, the CLI or MCP; keyword arguments from Python) does not
+    /// fit its operation's schema: an unknown or missing field, a value of the wrong type or
+    /// outside its set. Nothing was done. Its category is [`Category::Validation`].
+    #[error("{message}")]
+    Request {
+        /// Which field is wrong and how.
+        message: String,
+        /// Where the schema is described.
         recovery: String,
     },
 
@@ -148,7 +162,8 @@ fn corrupted_message(path: &std::path::Path, line: Option<usize>, message: &str)
 }
 
 /// The classification of an error, as in the seed designs' error table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum Category {
     /// Input rejected before anything was written.
@@ -195,6 +210,11 @@ impl Error {
     /// A [`Error::Validation`] error.
     pub fn validation(message: impl Into<String>, recovery: impl Into<String>) -> Self {
         Self::Validation { message: message.into(), recovery: recovery.into() }
+    }
+
+    /// An [`Error::Request`] error.
+    pub fn request(message: impl Into<String>, recovery: impl Into<String>) -> Self {
+        Self::Request { message: message.into(), recovery: recovery.into() }
     }
 
     /// A [`Error::NotFound`] error; `what` names the missing thing.
@@ -279,7 +299,7 @@ impl Error {
     /// The error's classification.
     pub fn category(&self) -> Category {
         match self {
-            Self::Validation { .. } => Category::Validation,
+            Self::Validation { .. } | Self::Request { .. } => Category::Validation,
             Self::NotFound { .. } => Category::NotFound,
             Self::Conflict { .. } => Category::Conflict,
             Self::Io { .. } | Self::Storage { .. } => Category::Storage,
@@ -294,6 +314,7 @@ impl Error {
     pub fn recovery(&self) -> &str {
         match self {
             Self::Validation { recovery, .. }
+            | Self::Request { recovery, .. }
             | Self::NotFound { recovery, .. }
             | Self::Conflict { recovery, .. }
             | Self::Io { recovery, .. }
@@ -312,6 +333,45 @@ impl Error {
     }
 }
 
+/// An [`Error`] as data, for results that report errors beside what succeeded (a listing's
+/// unreadable files): what every binding shows of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ErrorInfo {
+    /// The classification.
+    pub category: Category,
+    /// What went wrong.
+    pub message: String,
+    /// What to do about it.
+    pub recovery: String,
+    /// The file concerned, for [`Error::Corrupted`].
+    pub path: Option<PathBuf>,
+    /// The 1-based line in that file, when known.
+    pub line: Option<usize>,
+}
+
+impl ErrorInfo {
+    /// The data of `err`.
+    pub fn of(err: &Error) -> Self {
+        let (path, line) = match err {
+            Error::Corrupted { path, line, .. } => (Some(path.clone()), *line),
+            _ => (None, None),
+        };
+        Self {
+            category: err.category(),
+            message: err.to_string(),
+            recovery: err.recovery().to_owned(),
+            path,
+            line,
+        }
+    }
+}
+
+/// Serialises errors as [`ErrorInfo`]s (`#[serde(serialize_with = ...)]`).
+pub(crate) fn serialize_infos<S: Serializer>(errors: &[Error], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(errors.iter().map(ErrorInfo::of))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +380,7 @@ mod tests {
     fn every_variant_has_category_and_recovery() {
         let errors = [
             Error::validation("bad", "fix it"),
+            Error::request("unknown field `x`", "see the schema"),
             Error::not_found("memory 'x'", "list memories"),
             Error::conflict("exists", "use replace"),
             Error::io("reading /x", std::io::Error::from(std::io::ErrorKind::PermissionDenied)),
@@ -333,6 +394,7 @@ mod tests {
         assert_eq!(
             categories,
             [
+                Category::Validation,
                 Category::Validation,
                 Category::NotFound,
                 Category::Conflict,

@@ -6,9 +6,12 @@
 //! e.g. `created_at=2025-10-30T14:23:45Z`); any other key is looked up in the extra
 //! frontmatter metadata.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::format::frontmatter::format_timestamp;
@@ -122,6 +125,123 @@ impl fmt::Display for Filter {
     }
 }
 
+impl Serialize for Filter {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// A filter written as a record writes it: `key=value` text, or `{"key": ..., "values":
+/// value | [values]}`.
+fn filter_of(value: Value) -> std::result::Result<Filter, String> {
+    match value {
+        Value::String(expr) => expr.parse().map_err(|e: Error| e.to_string()),
+        Value::Object(mut parts) => {
+            let key = parts.remove("key");
+            let values = parts.remove("values");
+            match (key, values, parts.is_empty()) {
+                (Some(Value::String(key)), Some(values), true) => {
+                    Filter::new(key, values_of(values)?).map_err(|e| e.to_string())
+                }
+                _ => Err("a filter object has exactly `key` (a string) and `values`".to_owned()),
+            }
+        }
+        other => Err(format!("a filter is `key=value` text or an object, not {other}")),
+    }
+}
+
+/// One value (text) or a list of them.
+fn values_of(value: Value) -> std::result::Result<Vec<String>, String> {
+    let text = |value: Value| match value {
+        Value::String(text) => Ok(text),
+        other => Err(format!("a filter value is text, not {other}")),
+    };
+    match value {
+        Value::Array(items) => items.into_iter().map(text).collect(),
+        value => Ok(vec![text(value)?]),
+    }
+}
+
+impl<'de> Deserialize<'de> for Filter {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        filter_of(Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Filter {
+    fn schema_name() -> Cow<'static, str> {
+        "Filter".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`key=value` or `key=value1,value2` (seed 000's filter syntax), or \
+                            {\"key\": ..., \"values\": [...]}; `key` is a memory field or an \
+                            extra frontmatter key.",
+            "anyOf": [
+                { "type": "string", "examples": ["tags=api,auth", "priority=high"] },
+                {
+                    "type": "object",
+                    "properties": {
+                        "key": { "type": "string" },
+                        "values": {
+                            "anyOf": [
+                                { "type": "string" },
+                                { "type": "array", "items": { "type": "string" } }
+                            ]
+                        }
+                    },
+                    "required": ["key", "values"],
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
+}
+
+/// The filters of a request, as any binding may write them: one filter, a list of filters,
+/// or a map `{key: value | [values]}`. Use with `#[serde(deserialize_with)]` and
+/// `#[schemars(schema_with = "crate::filter::list_schema")]`.
+pub(crate) fn deserialize_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<Filter>, D::Error> {
+    let filters = match Value::deserialize(deserializer)? {
+        Value::Array(items) => items.into_iter().map(filter_of).collect(),
+        Value::Object(map) if !map.contains_key("key") => map
+            .into_iter()
+            .map(|(key, values)| Filter::new(key, values_of(values)?).map_err(|e| e.to_string()))
+            .collect(),
+        one @ (Value::String(_) | Value::Object(_)) => filter_of(one).map(|f| vec![f]),
+        other => Err(format!(
+            "filters are `key=value` text, a list of filters or an object of key to values, \
+             not {other}"
+        )),
+    };
+    filters.map_err(serde::de::Error::custom)
+}
+
+/// The schema of [`deserialize_list`]'s input, for `#[schemars(schema_with = ...)]`.
+pub(crate) fn list_schema(generator: &mut SchemaGenerator) -> Schema {
+    let filter = generator.subschema_for::<Filter>();
+    json_schema!({
+        "description": "Filters that must all match: one filter, a list of them, or a map \
+                        `{key: value | [values]}`.",
+        "anyOf": [
+            filter,
+            { "type": "array", "items": filter },
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "anyOf": [
+                        { "type": "string" },
+                        { "type": "array", "items": { "type": "string" } }
+                    ]
+                }
+            }
+        ]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +273,34 @@ mod tests {
         assert!(check(&format!("created_at={}", format_timestamp(&m.created_at))));
         assert!(!check("category=x"));
         assert!(!check("unknown=x"));
+    }
+
+    #[test]
+    fn records_write_filters_in_every_form() {
+        #[derive(Deserialize)]
+        struct Request {
+            #[serde(deserialize_with = "deserialize_list")]
+            filters: Vec<Filter>,
+        }
+        let parse = |json: &str| {
+            serde_json::from_str::<Request>(json)
+                .map(|r| r.filters.iter().map(ToString::to_string).collect::<Vec<_>>())
+        };
+        assert_eq!(parse(r#"{"filters": "tags=a,b"}"#).unwrap(), ["tags=a,b"]);
+        assert_eq!(
+            parse(r#"{"filters": ["tags=a", {"key": "team", "values": "core"}]}"#).unwrap(),
+            ["tags=a", "team=core"]
+        );
+        assert_eq!(
+            parse(r#"{"filters": {"tags": ["a", "b"], "team": "core"}}"#).unwrap(),
+            ["tags=a,b", "team=core"]
+        );
+        assert!(parse(r#"{"filters": "no-equals"}"#).is_err());
+        assert!(parse(r#"{"filters": [1]}"#).is_err());
+        assert_eq!(
+            serde_json::to_string(&"tags=a".parse::<Filter>().unwrap()).unwrap(),
+            "\"tags=a\""
+        );
     }
 
     #[test]

@@ -46,7 +46,12 @@
 //!   [`Stats`] counts what a store holds.
 //! - [`Memory`], [`NewMemory`], [`MemoryUpdate`], [`MemoryId`], [`Collection`], [`Status`]:
 //!   the data model.
-//! - [`MemoryStore`]: the backend contract; [`FileStore`] the markdown backend.
+//! - [`MemoryStore`]: the backend contract, with capability traits ([`StoreHistory`],
+//!   [`CommitAttachment`], [`Hydration`], [`ChangeFeed`]); [`FileStore`] the markdown
+//!   backend, [`GitNotesStore`] git notes; [`MemcoreBuilder::store`] opens over your own.
+//! - [`MemoryRef`]: how a memory is named (`collection/id`) across every boundary.
+//! - [`api`]: every operation as a request record in and a result record out, by name: what
+//!   the C ABI, Python, the CLI and MCP call, with the JSON Schema of each record.
 //! - [`Config`]: `.memcore.yaml` settings, [`Scope`] and [`locate`] for global and
 //!   project-local stores.
 //! - [`Format`]: the `context`, `json` and `raw` renderings.
@@ -55,6 +60,7 @@
 //! - [`Error`]: one error type; every error has a [`Category`] and a recovery hint.
 #![forbid(unsafe_code)]
 
+pub mod api;
 mod config;
 mod embed;
 mod error;
@@ -62,10 +68,10 @@ mod filter;
 mod format;
 mod git;
 mod index;
+mod indexed;
 mod memcore;
 mod memory;
 mod search;
-mod stats;
 mod store;
 
 pub use config::{
@@ -73,22 +79,28 @@ pub use config::{
     Location, PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
 };
 pub use embed::{Embedder, ModelFiles, OnnxEmbedder};
-pub use error::{BoxedSource, Category, Error, Result};
+pub use error::{BoxedSource, Category, Error, ErrorInfo, Result};
 pub use filter::Filter;
 pub use format::{Format, parse_timestamp};
 pub use git::{
-    ChangedFile, CommitInfo, DEFAULT_NAMESPACES, GitNotesStore, Hydrated, HydrationLevel,
-    MAX_HYDRATED_FILE_BYTES, MAX_HYDRATED_FILES, NOTES_REF_PREFIX,
+    ChangedFile, CommitInfo, Hydrated, HydrationLevel, MAX_HYDRATED_FILE_BYTES, MAX_HYDRATED_FILES,
 };
-pub use index::{GraphStatus, IndexDiff, Progress, RepairReport, SyncReport, VerifyReport};
-pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder};
+pub use index::{
+    GraphStatus, IndexCheck, IndexDiff, IndexRebuild, IndexRepair, Progress, ReindexReport,
+    RepairReport, SyncReport, VerifyReport,
+};
+pub use indexed::Maintenance;
+pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder, Stats};
 pub use memory::{
-    Collection, FIELD_NAMES, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory, MemoryId,
-    MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
+    Collection, FIELD_NAMES, IntoMemoryRef, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory,
+    MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
-pub use stats::Stats;
-pub use store::{FileStore, MemoryStore, PRIVATE_DIR, PutMode, TrashEntry, Version, Visitor};
+pub use store::{
+    ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,
+    MemoryStore, NOTES_REF_PREFIX, PRIVATE_DIR, PutMode, StoreHistory, TrashEntry, Version,
+    Visitor,
+};
 
 /// The README's Rust examples, compiled as doc tests so they stay true.
 #[doc = include_str!("../../README.md")]

@@ -10,9 +10,19 @@ use std::path::Path;
 
 use git2::Repository;
 use memcore::{
-    Backend, Category, Config, EmbeddingConfig, GitNotesStore, HydrationLevel, Limits, Memcore,
-    MemoryStore, MemoryUpdate, NewMemory, PutMode, Query, SearchMode,
+    Backend, Category, CommitAttachment, Config, EmbeddingConfig, GitNotesStore, HydrationLevel,
+    Limits, Memcore, MemoryStore, MemoryUpdate, NewMemory, PutMode, Query, SearchMode,
 };
+
+/// Stores one memory attached to the commit `rev` (the store's commit attachment).
+fn put_at(
+    store: &GitNotesStore,
+    memory: memcore::Memory,
+    rev: &str,
+) -> memcore::Result<memcore::Memory> {
+    let mut stored = store.put_many_at(vec![memory], rev, PutMode::Upsert)?;
+    Ok(stored.remove(0))
+}
 
 fn config() -> Config {
     Config {
@@ -64,7 +74,7 @@ fn memories_are_seed_format_blocks_with_positional_ids() {
     for reference in [second.id.as_str(), short.as_str(), "cache", "decisions/cache"] {
         assert_eq!(memcore.get(reference).unwrap().content, "Cache reads in Redis.", "{reference}");
     }
-    let err = memcore.get(&format!("decisions:{}:1", &sha[..3])).unwrap_err();
+    let err = memcore.get(format!("decisions:{}:1", &sha[..3])).unwrap_err();
     assert_eq!(err.category(), Category::NotFound, "3 hex digits are no sha: {err}");
 }
 
@@ -108,7 +118,7 @@ fn memories_attach_to_the_commit_asked_for() {
     let memory = NewMemory::new("found on the first commit")
         .into_memory(&"learnings".parse().unwrap(), &Limits::default(), memcore::now())
         .unwrap();
-    let stored = store.put_at(memory, "HEAD~1", PutMode::Upsert).unwrap();
+    let stored = put_at(&store, memory, "HEAD~1").unwrap();
     assert_eq!(stored.id.as_str(), format!("learnings:{first}:0"));
 
     let pinned = Config {
@@ -220,14 +230,17 @@ fn verify_finds_notes_written_behind_our_back_and_repair_indexes_them() {
     repo.note(&signature, &signature, Some("refs/notes/mem/learnings"), commit, foreign, false)
         .unwrap();
     let report = memcore.verify().unwrap();
-    assert_eq!(report.text.missing, [format!("learnings/learnings:{commit}:0")]);
+    assert_eq!(
+        report.indexes["text"].diff.missing,
+        [format!("learnings/learnings:{commit}:0").as_str()]
+    );
     let repaired = memcore.repair().unwrap();
     assert_eq!(repaired.reindexed, 1);
     assert!(memcore.verify().unwrap().is_consistent());
     let hit = memcore.search(&Query::new("borrowck").mode(SearchMode::Text)).unwrap();
     assert_eq!(hit.hits[0].memory.title, "Borrowck insights.");
     // A full reindex finds both.
-    assert_eq!(memcore.reindex(&mut |_| {}).unwrap(), 2);
+    assert_eq!(memcore.reindex(&mut |_| {}).unwrap().memories, 2);
 }
 
 #[test]
@@ -334,10 +347,10 @@ fn bad_input_is_refused_with_seed_hints() {
             .unwrap()
     };
     for rev in ["-x", "--output=/tmp/x", "a..b", "HEAD:x", "a\0b", ""] {
-        let err = store.put_at(memory(), rev, PutMode::Upsert).unwrap_err();
+        let err = put_at(&store, memory(), rev).unwrap_err();
         assert_eq!(err.category(), Category::Validation, "{rev:?}: {err}");
     }
-    let err = store.put_at(memory(), "no-such-branch", PutMode::Upsert).unwrap_err();
+    let err = put_at(&store, memory(), "no-such-branch").unwrap_err();
     assert_eq!(err.category(), Category::NotFound, "{err}");
     let bad_target = Config {
         git_notes: memcore::GitNotesConfig { commit: "--exec=sh".into(), ..Default::default() },

@@ -54,7 +54,7 @@ fn a_memory_read_back_and_put_again_replaces_itself() {
     let memcore = open(dir.path());
     let stored = memcore.put(NewMemory::new("one copy only").collection("learnings")).unwrap();
     let store = GitNotesStore::open(dir.path(), &config()).unwrap();
-    let mut read = (*store.get(None, &stored.id).unwrap()).clone();
+    let mut read = (*store.get(&memcore::MemoryRef::bare(stored.id.clone())).unwrap()).clone();
     read.content = "one copy only, edited".into();
     let again = store.put(read, memcore::PutMode::Upsert).unwrap();
     assert_eq!((again.id.clone(), again.version), (stored.id.clone(), 2));

@@ -185,7 +185,8 @@ fn without_the_model_search_falls_back_to_text_with_a_warning() {
         assert!(results.warnings[0].contains("fetch-models"), "{:?}", results.warnings);
     }
     let report = memcore.verify().unwrap();
-    assert!(report.vectors.is_none() && report.vectors_unavailable.is_some());
+    let vectors = report.index("vector").unwrap();
+    assert!(vectors.unavailable.is_some() && vectors.is_clean(), "{vectors:?}");
 }
 
 #[test]
@@ -298,10 +299,13 @@ fn hand_edits_are_found_by_verify_and_fixed_by_repair() {
 
     let report = memcore.verify().unwrap();
     assert!(!report.is_consistent());
-    assert_eq!(report.text.mismatched, ["personal/cat"]);
-    assert_eq!(report.text.orphaned, ["knowledge/ci"]);
-    assert_eq!(report.text.missing, ["knowledge/dropped"]);
-    assert_eq!(report.vectors.as_ref().unwrap().mismatched, ["personal/cat"]);
+    let text = &report.index("text").unwrap().diff;
+    assert_eq!(text.mismatched, ["personal/cat"]);
+    assert_eq!(text.orphaned, ["knowledge/ci"]);
+    assert_eq!(text.missing, ["knowledge/dropped"]);
+    let vectors = &report.index("vector").unwrap().diff;
+    assert_eq!(vectors.mismatched, ["personal/cat"]);
+    assert_eq!(vectors.missing, ["knowledge/dropped"]);
 
     let repaired = memcore.repair().unwrap();
     assert_eq!((repaired.reindexed, repaired.removed), (2, 1));
@@ -366,8 +370,9 @@ fn a_damaged_index_is_rebuilt_not_fatal() {
         ["cooking"]
     );
     let mut seen = Vec::new();
-    let count = memcore.reindex(&mut |p| seen.push((p.done, p.total))).unwrap();
-    assert_eq!(count, NOTES.len());
+    let report = memcore.reindex(&mut |p| seen.push((p.done, p.total))).unwrap();
+    assert_eq!(report.memories, NOTES.len());
+    assert_eq!(report.indexes["text"].indexed, NOTES.len());
     assert_eq!(seen.first(), Some(&(0, NOTES.len())));
     assert_eq!(seen.last(), Some(&(NOTES.len(), NOTES.len())));
     assert!(memcore.verify().unwrap().is_consistent());

@@ -1,7 +1,6 @@
 //! `reindex`, `verify` and `repair`: looking after the derived indexes.
 
-use memcore::{IndexDiff, Memcore};
-use serde_json::json;
+use memcore::{IndexCheck, Memcore};
 
 use crate::failure::Failure;
 use crate::output::{Output, memories};
@@ -14,23 +13,38 @@ pub(super) fn reindex(memcore: &Memcore, out: &mut Output) -> Result<(), Failure
         bar.set_position(progress.done as u64);
     });
     bar.finish_and_clear();
-    let indexed = indexed?;
+    let report = indexed?;
     if out.json() {
-        return out.print_json(&json!({ "indexed": indexed }));
+        return out.print_json(&report);
     }
-    out.confirm(&format!("indexed {}", memories(indexed)))
+    for err in &report.unreadable {
+        out.warn(&format!("unreadable, not indexed: {err}"));
+    }
+    if out.verbose() {
+        for (name, rebuild) in &report.indexes {
+            match &rebuild.unavailable {
+                Some(why) => out.note(&format!("{name} index not rebuilt: {why}")),
+                None => out.note(&format!("{name} index: {} entries", rebuild.indexed)),
+            }
+        }
+    }
+    out.confirm(&format!("indexed {}", memories(report.memories)))
 }
 
 /// One index's state in a line, and with `-v` the keys that differ.
-fn describe(out: &mut Output, name: &str, diff: &IndexDiff) -> Result<(), Failure> {
+fn describe(out: &mut Output, name: &str, check: &IndexCheck) -> Result<(), Failure> {
+    if let Some(why) = &check.unavailable {
+        return out.line(&format!("{name} index: not checked: {why}"));
+    }
+    let diff = &check.diff;
     if diff.is_clean() {
-        return out.line(&format!("{name}: consistent"));
+        return out.line(&format!("{name} index: consistent"));
     }
     let groups =
         [("missing", &diff.missing), ("orphaned", &diff.orphaned), ("stale", &diff.mismatched)];
     let counts: Vec<String> =
         groups.iter().map(|(what, keys)| format!("{} {what}", keys.len())).collect();
-    out.line(&format!("{name}: {}", counts.join(", ")))?;
+    out.line(&format!("{name} index: {}", counts.join(", ")))?;
     if out.verbose() {
         for (what, keys) in groups {
             for key in keys {
@@ -46,16 +60,11 @@ pub(super) fn verify(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
     let report = memcore.verify()?;
     let consistent = report.is_consistent();
     if out.json() {
-        let mut value = serde_json::to_value(&report).unwrap_or_default();
-        value["consistent"] = consistent.into();
-        out.print_json(&value)?;
+        out.print_json(&report)?;
     } else {
         out.line(&format!("store: {}", memories(report.store_count)))?;
-        describe(out, "text index", &report.text)?;
-        match (&report.vectors, &report.vectors_unavailable) {
-            (Some(diff), _) => describe(out, "vector index", diff)?,
-            (None, Some(why)) => out.line(&format!("vector index: not checked: {why}"))?,
-            (None, None) => out.line("vector index: not checked")?,
+        for (name, check) in &report.indexes {
+            describe(out, name, check)?;
         }
         for err in &report.unreadable {
             out.warn(&format!("unreadable, not indexed: {err}"));

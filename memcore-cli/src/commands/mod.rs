@@ -1,5 +1,6 @@
 //! The subcommands, one module per concern; each calls memcore and prints the result.
 
+mod api;
 mod history;
 mod hydrate;
 mod index;
@@ -40,6 +41,11 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Stats => stats::run(&open(global, out)?, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
+        Command::Call(args) => {
+            let request = api::request(&args)?;
+            api::call(&open(global, out)?, &args.operation, request, out)
+        }
+        Command::Operations(args) => api::operations(&args, out),
     }
 }
 

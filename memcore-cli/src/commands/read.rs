@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::cli::{GetArgs, ListArgs, ListFormat};
 use crate::failure::Failure;
-use crate::output::{Output, memory_ref};
+use crate::output::Output;
 
 /// How tables show a time: to the minute, UTC.
 pub(super) const TIME_FORMAT: &str = "%Y-%m-%d %H:%M";
@@ -56,7 +56,7 @@ pub(super) fn list(memcore: &Memcore, args: &ListArgs, out: &mut Output) -> Resu
         .iter()
         .map(|m| {
             let mut row = vec![
-                memory_ref(&m.collection, &m.id),
+                m.reference.to_string(),
                 m.title.clone(),
                 m.tags.join(","),
                 m.status.to_string(),

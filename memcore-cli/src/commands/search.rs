@@ -4,7 +4,7 @@ use memcore::{Memcore, Query};
 
 use crate::cli::SearchArgs;
 use crate::failure::Failure;
-use crate::output::{Output, memory_ref};
+use crate::output::Output;
 
 /// An optional number for a table cell: blank when absent.
 fn cell<T: std::fmt::Display>(value: Option<T>) -> String {
@@ -45,7 +45,7 @@ pub(super) fn run(memcore: &Memcore, args: SearchArgs, out: &mut Output) -> Resu
             let m = &hit.memory;
             let mut row = vec![
                 format!("{:.4}", hit.score),
-                memory_ref(&m.collection, &m.id),
+                m.reference.to_string(),
                 m.title.clone(),
                 m.tags.join(","),
             ];

@@ -8,14 +8,14 @@ use serde_json::json;
 use crate::cli::{PutArgs, RestoreArgs, UpdateArgs};
 use crate::failure::Failure;
 use crate::input;
-use crate::output::{Output, memory_ref};
+use crate::output::Output;
 
 /// Prints a memory just written: its JSON rendering, or `<done> collection/id (version N)`.
 fn report(out: &mut Output, done: &str, memory: &Memory) -> Result<(), Failure> {
     if out.json() {
         return out.print_json(&memory.to_json());
     }
-    let reference = memory_ref(&memory.collection, &memory.id);
+    let reference = memory.reference();
     out.confirm(&format!("{done} {reference} (version {})", memory.version))
 }
 
@@ -90,7 +90,7 @@ pub(super) fn delete(memcore: &Memcore, reference: &str, out: &mut Output) -> Re
     if out.json() {
         return out.print_json(&entry);
     }
-    let reference = memory_ref(&entry.collection, &entry.id);
+    let reference = &entry.reference;
     out.confirm(&format!(
         "deleted {reference} (to the trash; `memcore restore {reference}` undoes it)"
     ))

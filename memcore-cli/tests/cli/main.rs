@@ -17,6 +17,7 @@ mod gitrepo;
 mod history;
 mod maintenance;
 mod memories;
+mod operations;
 mod project;
 mod readme;
 mod search;

@@ -14,8 +14,9 @@ fn verify_finds_hand_edits_repair_fixes_them_reindex_rebuilds() {
     let clean = sandbox.json(&["verify"]);
     assert_eq!(clean["consistent"], true);
     assert_eq!(clean["store_count"], 2);
-    assert_eq!(clean["vectors"], serde_json::Value::Null, "no model in the sandbox");
-    assert!(clean["vectors_unavailable"].is_string());
+    let vector = &clean["indexes"]["vector"];
+    assert!(vector["unavailable"].is_string(), "no model in the sandbox: {vector}");
+    assert_eq!(clean["indexes"]["text"]["missing"], serde_json::json!([]));
 
     // A hand edit and a hand deletion leave the text index stale and orphaned.
     let gpu = sandbox.store().join("knowledge/gpu.md");
@@ -27,8 +28,8 @@ fn verify_finds_hand_edits_repair_fixes_them_reindex_rebuilds() {
     assert_eq!(output.status.code(), Some(4));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["consistent"], false);
-    assert_eq!(report["text"]["mismatched"], serde_json::json!(["knowledge/gpu"]));
-    assert_eq!(report["text"]["orphaned"], serde_json::json!(["personal/lasagna"]));
+    assert_eq!(report["indexes"]["text"]["mismatched"], serde_json::json!(["knowledge/gpu"]));
+    assert_eq!(report["indexes"]["text"]["orphaned"], serde_json::json!(["personal/lasagna"]));
     assert_eq!(json_error(&output)["category"], "INDEX");
     sandbox
         .run(&["verify", "-v"])
@@ -39,14 +40,21 @@ fn verify_finds_hand_edits_repair_fixes_them_reindex_rebuilds() {
         .stderr(contains("memcore repair"));
 
     let repaired = sandbox.json(&["repair"]);
-    assert_eq!(repaired, serde_json::json!({"reindexed": 1, "removed": 1}));
+    assert_eq!(
+        repaired,
+        serde_json::json!({"reindexed": 1, "removed": 1,
+                           "indexes": {"text": {"reindexed": 1, "removed": 1}}})
+    );
     sandbox.run(&["verify"]).assert().success().stdout(contains("text index: consistent"));
     let hits = sandbox.json(&["search", "vulkan", "--mode", "text"]);
     assert_eq!(hits["hits"][0]["memory"]["id"], "gpu");
 
     // Not on a terminal: no progress bar, just the result.
     sandbox.run(&["reindex"]).assert().success().stdout("indexed 1 memory\n").stderr("");
-    assert_eq!(sandbox.json(&["reindex"]), serde_json::json!({"indexed": 1}));
+    let rebuilt = sandbox.json(&["reindex"]);
+    assert_eq!(rebuilt["memories"], 1);
+    assert_eq!(rebuilt["indexes"]["text"], serde_json::json!({"indexed": 1, "unavailable": null}));
+    assert!(rebuilt["indexes"]["vector"]["unavailable"].is_string());
 }
 
 #[test]

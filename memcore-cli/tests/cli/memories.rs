@@ -136,7 +136,8 @@ fn delete_moves_to_the_trash_and_restore_brings_back() {
     let sandbox = Sandbox::new();
     sandbox.put(GPU, &["--id", "gpu", "--collection", "knowledge"]);
     let entry = sandbox.json(&["delete", "gpu"]);
-    assert_eq!(keys(&entry), ["collection", "deleted_at", "id", "path"]);
+    assert_eq!(keys(&entry), ["collection", "deleted_at", "id", "path", "ref"]);
+    assert_eq!(entry["ref"], "knowledge/gpu");
     assert_eq!((&entry["collection"], &entry["id"]), (&"knowledge".into(), &"gpu".into()));
     assert!(std::path::Path::new(entry["path"].as_str().unwrap()).is_file());
 

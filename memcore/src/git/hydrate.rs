@@ -3,7 +3,8 @@
 //! changed, each capped in size and number.
 
 use git2::{Commit, DiffOptions, Oid, Repository};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::errors::git_error;
 use crate::{Memory, Result, Timestamp};
@@ -14,7 +15,9 @@ pub const MAX_HYDRATED_FILE_BYTES: usize = 100 * 1024;
 pub const MAX_HYDRATED_FILES: usize = 20;
 
 /// How much to load with a memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum HydrationLevel {
     /// The memory alone (fastest).
@@ -27,7 +30,7 @@ pub enum HydrationLevel {
 }
 
 /// The commit a memory is attached to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct CommitInfo {
     /// The full commit id.
@@ -43,7 +46,7 @@ pub struct CommitInfo {
 }
 
 /// A file changed by the commit of a hydrated memory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ChangedFile {
     /// The path in the repository.
@@ -56,10 +59,12 @@ pub struct ChangedFile {
 }
 
 /// A memory with the context its [`HydrationLevel`] asked for.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Hydrated {
-    /// The memory.
+    /// The memory (serialised with its `ref`).
+    #[serde(serialize_with = "crate::api::serialize_memory")]
+    #[schemars(with = "crate::api::MemoryRecord")]
     pub memory: Memory,
     /// The level loaded.
     pub level: HydrationLevel,

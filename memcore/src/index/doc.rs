@@ -4,12 +4,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::{Memory, Status, Timestamp};
-
-/// The key of a memory in every index: `collection/id`.
-pub(crate) fn doc_key(memory: &Memory) -> String {
-    format!("{}/{}", memory.collection, memory.id)
-}
+use crate::{Memory, MemoryRef, Status, Timestamp};
 
 /// A short hash of everything stored for a memory (every field, as JSON): equal hashes mean
 /// the index entry is up to date. JSON rather than the file's own YAML text: serialising to
@@ -25,7 +20,7 @@ pub(crate) fn content_hash(memory: &Memory) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct DocMeta {
     /// `collection/id`.
-    pub(crate) key: String,
+    pub(crate) key: MemoryRef,
     /// The collection.
     pub(crate) collection: String,
     /// The lifecycle status.
@@ -64,7 +59,7 @@ impl IndexDoc {
     pub(crate) fn of(memory: &Memory) -> Self {
         Self {
             meta: DocMeta {
-                key: doc_key(memory),
+                key: memory.reference(),
                 collection: memory.collection.to_string(),
                 status: memory.status,
                 kind: memory.kind.clone(),

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::store::fsutil::{create_private_dir_all, sync_dir};
-use crate::{Error, Result};
+use crate::{Error, MemoryRef, Result};
 
 /// Separates collection and id in a single-key record's name (`@` is in neither grammar).
 const SEPARATOR: char = '@';
@@ -52,7 +52,7 @@ pub(crate) struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
     /// The keys with pending index work, sorted, without duplicates.
-    pub(crate) keys: Vec<String>,
+    pub(crate) keys: Vec<MemoryRef>,
     files: Vec<PathBuf>,
 }
 
@@ -70,12 +70,12 @@ impl Journal {
         Ok(Self { dir: dir.to_path_buf() })
     }
 
-    /// Durably records that the index entries of `keys` (`collection/id`) are about to change.
-    pub(crate) fn begin(&self, keys: &[String]) -> Result<Entry> {
+    /// Durably records that the index entries of `keys` are about to change.
+    pub(crate) fn begin(&self, keys: &[MemoryRef]) -> Result<Entry> {
         let path = match keys {
             [] => return Ok(Entry { path: None }),
             [key] => {
-                let path = self.dir.join(key.replacen('/', &SEPARATOR.to_string(), 1));
+                let path = self.dir.join(key.to_string().replacen('/', &SEPARATOR.to_string(), 1));
                 fs::write(&path, b"").map_err(|e| self.write_failed(&path, e))?;
                 path
             }
@@ -88,8 +88,11 @@ impl Journal {
                     .map_or(0, |d| d.as_nanos());
                 let path =
                     self.dir.join(format!("{BATCH_PREFIX}{}-{nanos}-{n}", std::process::id()));
-                let mut text = keys.join("\n");
-                text.push('\n');
+                let mut text = String::new();
+                for key in keys {
+                    text.push_str(&key.to_string());
+                    text.push('\n');
+                }
                 text.push_str(COMPLETE);
                 text.push('\n');
                 File::create_new(&path)
@@ -121,7 +124,11 @@ impl Journal {
             if name.starts_with(BATCH_PREFIX) {
                 pending.keys.extend(batch_keys(&entry.path())?);
             } else if name.contains(SEPARATOR) {
-                pending.keys.push(name.replacen(SEPARATOR, "/", 1));
+                // A record name that is no key was not written by memcore: leave it be.
+                match name.replacen(SEPARATOR, "/", 1).parse() {
+                    Ok(key) => pending.keys.push(key),
+                    Err(_) => continue,
+                }
             } else {
                 continue;
             }
@@ -143,7 +150,7 @@ impl Journal {
 }
 
 /// The keys of a batch record; none when it was cut short (or vanished: replayed meanwhile).
-fn batch_keys(path: &Path) -> Result<Vec<String>> {
+fn batch_keys(path: &Path) -> Result<Vec<MemoryRef>> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
@@ -153,7 +160,8 @@ fn batch_keys(path: &Path) -> Result<Vec<String>> {
     if lines.pop() != Some(COMPLETE) {
         return Ok(Vec::new());
     }
-    Ok(lines.into_iter().map(str::to_owned).collect())
+    // A line that is no key cannot have been written by memcore: it is skipped.
+    Ok(lines.into_iter().filter_map(|line| line.parse().ok()).collect())
 }
 
 /// Removes a record file; one already gone is fine.
@@ -169,6 +177,10 @@ fn remove(path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
+    fn keys(texts: &[&str]) -> Vec<MemoryRef> {
+        texts.iter().map(|t| t.parse().unwrap()).collect()
+    }
+
     fn journal() -> (tempfile::TempDir, Journal) {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::open(&dir.path().join("journal")).unwrap();
@@ -178,13 +190,13 @@ mod tests {
     #[test]
     fn single_and_batch_records_round_trip() {
         let (_dir, journal) = journal();
-        let single = journal.begin(&["memory/a.b".to_owned()]).unwrap();
-        let batch = journal.begin(&["notes/x:y:0".to_owned(), "memory/a.b".to_owned()]).unwrap();
+        let single = journal.begin(&keys(&["memory/a.b"])).unwrap();
+        let batch = journal.begin(&keys(&["notes/x:y:0", "memory/a.b"])).unwrap();
         let none = journal.begin(&[]).unwrap();
-        assert_eq!(journal.pending().unwrap().keys, ["memory/a.b", "notes/x:y:0"]);
+        assert_eq!(journal.pending().unwrap().keys, keys(&["memory/a.b", "notes/x:y:0"]));
         journal.end(single).unwrap();
         journal.end(none).unwrap();
-        assert_eq!(journal.pending().unwrap().keys, ["memory/a.b", "notes/x:y:0"]);
+        assert_eq!(journal.pending().unwrap().keys, keys(&["memory/a.b", "notes/x:y:0"]));
         journal.end(batch).unwrap();
         assert!(journal.pending().unwrap().is_empty());
     }
@@ -192,7 +204,7 @@ mod tests {
     #[test]
     fn clear_removes_what_was_replayed() {
         let (_dir, journal) = journal();
-        let _left = journal.begin(&["a/1".to_owned(), "a/2".to_owned()]).unwrap();
+        let _left = journal.begin(&keys(&["a/1", "a/2"])).unwrap();
         let pending = journal.pending().unwrap();
         journal.clear(pending).unwrap();
         assert!(journal.pending().unwrap().is_empty());

@@ -173,7 +173,7 @@ fn check_name(
 }
 
 macro_rules! name_impls {
-    ($ty:ident) => {
+    ($ty:ident, $max_len:expr, $pattern:literal) => {
         impl fmt::Display for $ty {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.pad(&self.0)
@@ -207,6 +207,20 @@ macro_rules! name_impls {
             }
         }
 
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "pattern": $pattern,
+                    "maxLength": $max_len,
+                })
+            }
+        }
+
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let raw = String::deserialize(deserializer)?;
@@ -216,8 +230,8 @@ macro_rules! name_impls {
     };
 }
 
-name_impls!(MemoryId);
-name_impls!(Collection);
+name_impls!(MemoryId, MAX_ID_LEN, "^[a-z0-9][a-z0-9._:-]*$");
+name_impls!(Collection, MAX_COLLECTION_LEN, "^[a-z0-9][a-z0-9._-]*$");
 
 #[cfg(test)]
 mod tests {

@@ -5,15 +5,18 @@
 //! they are applied, so a bad value is a typed error before anything is written.
 
 mod id;
+mod reference;
 mod status;
 mod update;
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, SubsecRound, Utc};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 pub use id::{Collection, MAX_COLLECTION_LEN, MAX_ID_LEN, MemoryId};
+pub use reference::{IntoMemoryRef, MemoryRef};
 pub use status::Status;
 pub use update::MemoryUpdate;
 
@@ -53,7 +56,7 @@ pub fn now() -> Timestamp {
 }
 
 /// Size limits checked before anything is written (seed 002, appendix F).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// The largest content, in bytes of UTF-8. Default 100 KiB.
@@ -134,8 +137,9 @@ impl Limits {
 /// One memory: markdown content plus its metadata.
 ///
 /// Field names follow the seed designs so that a memory file reads naturally; see
-/// ARCHITECTURE.md section 3.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// ARCHITECTURE.md section 3. Its serde form is the memory record of every binding (the
+/// bindings add its `ref`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Memory {
     /// Unique within its collection.
@@ -187,9 +191,15 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// The reference that finds exactly this memory: `collection/id`.
+    pub fn reference(&self) -> MemoryRef {
+        MemoryRef::new(self.collection.clone(), self.id.clone())
+    }
+
     /// A short, cheap view of this memory for listings.
     pub fn summary_view(&self) -> MemorySummary {
         MemorySummary {
+            reference: self.reference(),
             id: self.id.clone(),
             collection: self.collection.clone(),
             title: self.title.clone(),
@@ -205,9 +215,12 @@ impl Memory {
 }
 
 /// The listing form of a memory: identity and the fields people sort and filter by.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct MemorySummary {
+    /// `collection/id`: finds exactly this memory.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
     /// The memory's id.
     pub id: MemoryId,
     /// Its collection.
@@ -235,7 +248,8 @@ pub struct MemorySummary {
 /// A memory to be stored: content plus whatever metadata the caller knows.
 ///
 /// Nothing is validated until the memory is stored, so every setter takes plain strings and
-/// the store reports a typed error for a bad value.
+/// the store reports a typed error for a bad value. Its serde form is the memory every
+/// binding sends (`type` for [`NewMemory::kind`]); only `content` is required.
 ///
 /// ```
 /// use memcore::NewMemory;
@@ -245,42 +259,59 @@ pub struct MemorySummary {
 ///     .tags(["gpu", "performance"])
 ///     .created_by("claude");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct NewMemory {
     /// The markdown body.
     pub content: String,
     /// An explicit id; generated from title, H1 or content hash when absent.
+    #[serde(default)]
     pub id: Option<String>,
     /// The collection; the store's default collection when absent.
+    #[serde(default)]
     pub collection: Option<String>,
     /// The title; the first H1 or first line of content when absent.
+    #[serde(default)]
     pub title: Option<String>,
     /// A one-line summary.
+    #[serde(default)]
     pub summary: Option<String>,
     /// The type (`fact`, `decision`, ...).
+    #[serde(default, rename = "type")]
     pub kind: Option<String>,
     /// The initial status (default active).
+    #[serde(default)]
     pub status: Option<Status>,
     /// Tags.
+    #[serde(default)]
     pub tags: Vec<String>,
     /// Category.
+    #[serde(default)]
     pub category: Option<String>,
     /// Why it was created.
+    #[serde(default)]
     pub context: Option<String>,
     /// Related ids or references.
+    #[serde(default)]
     pub related_to: Vec<String>,
     /// Project name.
+    #[serde(default)]
     pub project: Option<String>,
     /// Priority label.
+    #[serde(default)]
     pub priority: Option<String>,
     /// Author.
+    #[serde(default)]
     pub created_by: Option<String>,
     /// Importance, 0.0 to 1.0.
+    #[serde(default)]
     pub importance: Option<f64>,
     /// Extra frontmatter keys.
+    #[serde(default)]
     pub metadata: Metadata,
     /// Creation time; now when absent (for imports that keep their original dates).
+    #[serde(default)]
     pub created_at: Option<Timestamp>,
 }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
@@ -10,7 +11,7 @@ use crate::{Error, Result};
 /// Where a memory is in its lifecycle: `active → resolved → archived → tombstone`.
 ///
 /// Archived and tombstoned memories are hidden from search unless asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Newly captured, fully relevant.

@@ -1,5 +1,8 @@
 //! [`MemoryUpdate`]: a change to an existing memory, applied as a pure function.
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use super::{Limits, Memory, Metadata, Status, Timestamp, clean_list, non_blank, option_setters};
 use crate::Result;
 
@@ -7,6 +10,8 @@ use crate::Result;
 ///
 /// Tags are replaced, or merged with [`MemoryUpdate::merge_tags`]; metadata keys are merged
 /// (a JSON `null` removes a key). Applying an update bumps `version` and sets `updated_at`.
+/// Its serde form is the change every binding sends (`type` for [`MemoryUpdate::kind`]);
+/// every field is optional.
 ///
 /// ```
 /// use memcore::MemoryUpdate;
@@ -16,7 +21,8 @@ use crate::Result;
 ///     .tags(["cuda"])
 ///     .merge_tags(true);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct MemoryUpdate {
     /// New markdown body.
@@ -26,6 +32,7 @@ pub struct MemoryUpdate {
     /// New summary.
     pub summary: Option<String>,
     /// New type.
+    #[serde(rename = "type")]
     pub kind: Option<String>,
     /// New status; must be an allowed transition.
     pub status: Option<Status>,

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use super::fusion::{recency_factor, rrf, temporal_decay};
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
-use crate::index::{DocFilter, Indexes};
-use crate::store::MemoryStore;
-use crate::{Collection, Error, MemoryId, Result, Timestamp};
+use crate::index::{DocFilter, Unavailable};
+use crate::indexed::{IndexedStore, Maintenance};
+use crate::{Collection, Error, MemoryRef, Result, Timestamp};
 
 /// Reciprocal-rank-fusion constant (Cormack et al.).
 const RRF_K: f64 = 60.0;
@@ -20,10 +20,8 @@ const FILTERED_OVERFETCH: usize = 5;
 
 /// What a search needs from the handle.
 pub(crate) struct SearchContext<'a> {
-    /// The store, to load hits.
-    pub(crate) store: &'a dyn MemoryStore,
-    /// The indexes to query.
-    pub(crate) indexes: &'a Indexes,
+    /// The store, to load hits, and the indexes to query.
+    pub(crate) indexed: &'a IndexedStore,
     /// Cached query embeddings.
     pub(crate) cache: &'a QueryCache,
     /// The current time, for the recency boost.
@@ -33,7 +31,8 @@ pub(crate) struct SearchContext<'a> {
 /// Runs `query`.
 pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchResults> {
     query.validate()?;
-    let mut warnings = ctx.indexes.refresh(ctx.store)?;
+    let (mut warnings, replayed) = ctx.indexed.refresh()?;
+    let mut maintenance: Vec<Maintenance> = replayed.into_iter().collect();
     let filter = doc_filter(query)?;
     warnings.extend(query.filters.iter().filter(|f| !f.is_builtin_key()).map(|f| {
         format!(
@@ -49,7 +48,7 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     // Hybrid search runs the full-text side on a second thread while this one embeds the
     // query and searches the vectors: the two are independent, and on two cores the text
     // side then costs nothing.
-    let search_text = || ctx.indexes.search_text(&query.text, &filter, fetch);
+    let search_text = || ctx.indexed.indexes().text.search(&query.text, &filter, fetch);
     let (semantic, text_hits) = match query.mode {
         SearchMode::Text => (None, Some(search_text()?)),
         SearchMode::Semantic => (Some(semantic_hits(ctx, query, &filter, fetch)?), None),
@@ -69,8 +68,11 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     let mut mode = query.mode;
     let vector_hits = match semantic {
         None => Vec::new(),
-        Some(Ok(hits)) => hits,
-        Some(Err(Unavailable(why))) => {
+        Some(Ok((hits, caught_up))) => {
+            maintenance.extend(caught_up);
+            hits
+        }
+        Some(Err(why)) => {
             warnings.push(format!(
                 "semantic search is unavailable, so these are full-text results: {why}"
             ));
@@ -95,8 +97,7 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
         {
             break;
         }
-        let Some((collection, id)) = parse_key(&key) else { continue };
-        let memory = match ctx.store.get(Some(&collection), &id) {
+        let memory = match ctx.indexed.store().get(&key) {
             Ok(memory) => memory,
             // Gone or damaged since it was indexed: skip it (repair drops the entry).
             Err(Error::NotFound { .. } | Error::Corrupted { .. }) => continue,
@@ -111,11 +112,11 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
-    Ok(SearchResults { hits, mode, warnings })
+    Ok(SearchResults { hits, mode, warnings, maintenance })
 }
 
-/// Why semantic search could not run (no model, no vectors): the search falls back to text.
-struct Unavailable(String);
+/// The vector hits of a search, and the catch-up the vector index needed first, if any.
+type VectorHits = (Vec<(MemoryRef, f32)>, Option<Maintenance>);
 
 /// The vector side of a search: the `fetch` nearest memories passing `filter` and the
 /// minimum similarity. `Ok(Err(_))` when semantic search is unavailable.
@@ -124,10 +125,10 @@ fn semantic_hits(
     query: &Query,
     filter: &DocFilter,
     fetch: usize,
-) -> Result<std::result::Result<Vec<(String, f32)>, Unavailable>> {
-    let semantic = match ctx.indexes.semantic(ctx.store) {
+) -> Result<std::result::Result<VectorHits, Unavailable>> {
+    let (semantic, caught_up) = match ctx.indexed.semantic() {
         Ok(semantic) => semantic,
-        Err(why) => return Ok(Err(Unavailable(why))),
+        Err(why) => return Ok(Err(why)),
     };
     let model = semantic.embedder.model_id();
     ctx.cache
@@ -142,7 +143,7 @@ fn semantic_hits(
             if let Some(min) = query.min_similarity {
                 hits.retain(|(_, similarity)| *similarity >= min);
             }
-            Ok(hits)
+            Ok((hits, caught_up))
         })
 }
 
@@ -156,10 +157,10 @@ fn kth_best(hits: &[Hit], k: usize) -> f64 {
 /// Combines the ranked lists into one score per key, as `mode` prescribes.
 fn fuse(
     mode: SearchMode,
-    text: &[(String, f32)],
-    vector: &[(String, f32)],
-) -> Vec<(String, ScoreParts)> {
-    let mut parts: HashMap<&str, ScoreParts> = HashMap::new();
+    text: &[(MemoryRef, f32)],
+    vector: &[(MemoryRef, f32)],
+) -> Vec<(MemoryRef, ScoreParts)> {
+    let mut parts: HashMap<&MemoryRef, ScoreParts> = HashMap::new();
     for (rank, (key, score)) in text.iter().enumerate() {
         let entry = parts.entry(key).or_default();
         entry.text_rank = Some(rank + 1);
@@ -182,14 +183,9 @@ fn fuse(
                 SearchMode::Semantic => f64::from(p.vector_similarity.unwrap_or(0.0)),
             };
             p.recency = 1.0;
-            (key.to_owned(), p)
+            (key.clone(), p)
         })
         .collect()
-}
-
-fn parse_key(key: &str) -> Option<(Collection, MemoryId)> {
-    let (collection, id) = key.split_once('/')?;
-    Some((Collection::new(collection).ok()?, MemoryId::new(id).ok()?))
 }
 
 /// The filters of `query` that the indexes apply themselves.
@@ -205,10 +201,10 @@ fn doc_filter(query: &Query) -> Result<DocFilter> {
         tags_all: query.tags_all.clone(),
         kinds: query.kinds.clone(),
         statuses: query.statuses.clone(),
-        created_from: query.created_from,
-        created_to: query.created_to,
-        updated_from: query.updated_from,
-        updated_to: query.updated_to,
+        created_from: query.created_after,
+        created_to: query.created_before,
+        updated_from: query.updated_after,
+        updated_to: query.updated_before,
     })
 }
 
@@ -216,8 +212,8 @@ fn doc_filter(query: &Query) -> Result<DocFilter> {
 mod tests {
     use super::*;
 
-    fn hits(keys: &[&str]) -> Vec<(String, f32)> {
-        keys.iter().enumerate().map(|(i, k)| ((*k).to_owned(), 1.0 - i as f32 * 0.1)).collect()
+    fn hits(keys: &[&str]) -> Vec<(MemoryRef, f32)> {
+        keys.iter().enumerate().map(|(i, k)| (k.parse().unwrap(), 1.0 - i as f32 * 0.1)).collect()
     }
 
     #[test]
@@ -225,7 +221,7 @@ mod tests {
         let fused = fuse(SearchMode::Hybrid, &hits(&["m/a", "m/b", "m/c"]), &hits(&["m/b", "m/d"]));
         let mut fused: Vec<_> = fused.into_iter().collect();
         fused.sort_by(|a, b| b.1.base.total_cmp(&a.1.base));
-        assert_eq!(fused[0].0, "m/b");
+        assert_eq!(fused[0].0.to_string(), "m/b");
         let parts = fused[0].1;
         assert_eq!((parts.text_rank, parts.vector_rank), (Some(2), Some(1)));
         assert!((parts.base - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
@@ -236,7 +232,7 @@ mod tests {
     fn single_modes_keep_raw_scores() {
         let text = fuse(SearchMode::Text, &hits(&["m/a"]), &[]);
         assert_eq!(text[0].1.base, 1.0);
-        let semantic = fuse(SearchMode::Semantic, &[], &[("m/x".into(), 0.5)]);
-        assert_eq!(semantic[0].1.base, 0.5);
+        let semantic = fuse(SearchMode::Semantic, &[], &hits(&["m/x"]));
+        assert_eq!(semantic[0].1.base, 1.0);
     }
 }

@@ -3,15 +3,17 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use crate::indexed::Maintenance;
 use crate::{Error, Filter, MemorySummary, Result, Status, Timestamp};
 
 /// The most hits one search returns.
 pub const MAX_LIMIT: usize = 1_000;
 
 /// How a search ranks memories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchMode {
     /// BM25 full-text and vector similarity, fused by reciprocal rank (the default).
@@ -58,7 +60,8 @@ impl FromStr for SearchMode {
 
 /// The recency boost: scores are multiplied by `(1 - weight) + weight * 0.5^(age / half_life)`
 /// where age is the time since the memory was last updated (seeds 001 and 002).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Recency {
     /// Days after which the freshness factor halves.
     pub half_life_days: f64,
@@ -72,7 +75,8 @@ impl Default for Recency {
     }
 }
 
-/// A search: the text, how to rank, and which memories qualify.
+/// A search: the text, how to rank, and which memories qualify. Its serde form is the search
+/// request of every binding (`types` for [`Query::kinds`]); only `text` is required.
 ///
 /// ```
 /// use memcore::{Query, SearchMode, Status};
@@ -85,41 +89,68 @@ impl Default for Recency {
 ///     .recency(30.0, 0.2);
 /// assert_eq!(query.limit, 5);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[must_use]
 #[non_exhaustive]
 pub struct Query {
     /// What to look for, in natural language or keywords.
     pub text: String,
     /// How to rank.
+    #[serde(default)]
     pub mode: SearchMode,
     /// At most this many hits (1 to 1,000; default 10).
+    #[serde(default = "default_limit")]
     pub limit: usize,
     /// Only these collections (all when empty).
+    #[serde(default)]
     pub collections: Vec<String>,
     /// At least one of these tags.
+    #[serde(default)]
     pub tags_any: Vec<String>,
     /// All of these tags.
+    #[serde(default)]
     pub tags_all: Vec<String>,
     /// Only these types.
+    #[serde(default, rename = "types")]
     pub kinds: Vec<String>,
     /// Only these statuses; default active and resolved (archived and tombstoned memories are
     /// hidden unless asked for).
+    #[serde(default = "default_statuses")]
     pub statuses: Vec<Status>,
     /// Created at or after.
-    pub created_from: Option<Timestamp>,
+    #[serde(default)]
+    pub created_after: Option<Timestamp>,
     /// Created before.
-    pub created_to: Option<Timestamp>,
+    #[serde(default)]
+    pub created_before: Option<Timestamp>,
     /// Updated at or after.
-    pub updated_from: Option<Timestamp>,
+    #[serde(default)]
+    pub updated_after: Option<Timestamp>,
     /// Updated before.
-    pub updated_to: Option<Timestamp>,
+    #[serde(default)]
+    pub updated_before: Option<Timestamp>,
     /// `key=value` filters on any field or extra metadata; all must match.
+    #[serde(default, deserialize_with = "crate::filter::deserialize_list")]
+    #[schemars(schema_with = "crate::filter::list_schema")]
     pub filters: Vec<Filter>,
     /// Drop vector matches below this cosine similarity (semantic and hybrid modes).
+    #[serde(default)]
     pub min_similarity: Option<f32>,
     /// The recency boost.
+    #[serde(default)]
     pub recency: Recency,
+}
+
+/// Hits a search returns unless asked otherwise.
+const DEFAULT_LIMIT: usize = 10;
+
+fn default_limit() -> usize {
+    DEFAULT_LIMIT
+}
+
+fn default_statuses() -> Vec<Status> {
+    vec![Status::Active, Status::Resolved]
 }
 
 impl Query {
@@ -128,16 +159,16 @@ impl Query {
         Self {
             text: text.into(),
             mode: SearchMode::default(),
-            limit: 10,
+            limit: DEFAULT_LIMIT,
             collections: Vec::new(),
             tags_any: Vec::new(),
             tags_all: Vec::new(),
             kinds: Vec::new(),
-            statuses: vec![Status::Active, Status::Resolved],
-            created_from: None,
-            created_to: None,
-            updated_from: None,
-            updated_to: None,
+            statuses: default_statuses(),
+            created_after: None,
+            created_before: None,
+            updated_after: None,
+            updated_before: None,
             filters: Vec::new(),
             min_similarity: None,
             recency: Recency::default(),
@@ -188,15 +219,15 @@ impl Query {
 
     /// Only memories created in `[from, to)`.
     pub fn created_between(mut self, from: Option<Timestamp>, to: Option<Timestamp>) -> Self {
-        self.created_from = from;
-        self.created_to = to;
+        self.created_after = from;
+        self.created_before = to;
         self
     }
 
     /// Only memories updated in `[from, to)`.
     pub fn updated_between(mut self, from: Option<Timestamp>, to: Option<Timestamp>) -> Self {
-        self.updated_from = from;
-        self.updated_to = to;
+        self.updated_after = from;
+        self.updated_before = to;
         self
     }
 
@@ -249,8 +280,8 @@ impl Query {
             ));
         }
         for (from, to, what) in [
-            (self.created_from, self.created_to, "created"),
-            (self.updated_from, self.updated_to, "updated"),
+            (self.created_after, self.created_before, "created"),
+            (self.updated_after, self.updated_before, "updated"),
         ] {
             if let (Some(from), Some(to)) = (from, to)
                 && from >= to
@@ -266,16 +297,18 @@ impl Query {
 }
 
 /// Why a hit ranks where it does.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct ScoreParts {
     /// 1-based rank in the full-text results, if it was there.
     pub text_rank: Option<usize>,
     /// BM25 score, if it was in the full-text results.
+    #[serde(serialize_with = "short_f32")]
     pub text_score: Option<f32>,
     /// 1-based rank in the vector results, if it was there.
     pub vector_rank: Option<usize>,
     /// Cosine similarity to the query, if it was in the vector results.
+    #[serde(serialize_with = "short_f32")]
     pub vector_similarity: Option<f32>,
     /// The score before the recency boost (RRF for hybrid, BM25 for text, similarity for
     /// semantic).
@@ -284,8 +317,18 @@ pub struct ScoreParts {
     pub recency: f64,
 }
 
+/// An `f32` serialised as the shortest `f64` that reads back as the same `f32`, so that
+/// JSON carries `0.71` however it is produced (to text, or to a `serde_json::Value`, which
+/// would otherwise widen it to `0.7099999785423279`); no precision is lost.
+fn short_f32<S: serde::Serializer>(x: &Option<f32>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => s.serialize_f64(x.to_string().parse().unwrap_or_else(|_| f64::from(*x))),
+        None => s.serialize_none(),
+    }
+}
+
 /// One search result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Hit {
     /// The memory found.
@@ -297,7 +340,7 @@ pub struct Hit {
 }
 
 /// What a search returns.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct SearchResults {
     /// The hits, best first.
@@ -306,4 +349,7 @@ pub struct SearchResults {
     pub mode: SearchMode,
     /// Things the caller should know, e.g. that the embedding model is missing.
     pub warnings: Vec<String>,
+    /// Index work the search did first (finishing what a crashed writer left, bringing the
+    /// vector index level with the store); usually empty.
+    pub maintenance: Vec<Maintenance>,
 }

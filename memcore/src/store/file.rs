@@ -22,11 +22,13 @@ use std::time::{Duration, SystemTime};
 use super::cache::{Stamp, StoreCache};
 use super::fsutil::{self, create_private_dir_all, decode_utf8, move_durably, write_atomic};
 use super::lock::StoreLock;
-use super::{MemoryStore, PutMode, TrashEntry, Version, Visitor, history, trash};
+use super::{MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, history, trash};
 use crate::config::{Config, Versioning};
 use crate::format::frontmatter::{parse_memory, to_markdown};
 use crate::git::history::{GitHistory, WORKTREE_REV};
-use crate::{Collection, Error, Limits, Memory, MemoryId, MemoryUpdate, Result, Timestamp};
+use crate::{
+    Collection, Error, Limits, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp,
+};
 
 /// The store's private folder (lock, and the derived indexes of later layers).
 pub const PRIVATE_DIR: &str = ".memcore";
@@ -60,12 +62,13 @@ enum Entries {
 /// let memory = NewMemory::new("# Hello\n\nworld")
 ///     .into_memory(&Collection::default(), &Limits::default(), memcore::now())?;
 /// store.put(memory, PutMode::Upsert)?;
-/// assert_eq!(store.get(None, &"hello".parse()?)?.content, "# Hello\n\nworld");
+/// assert_eq!(store.get(&"hello".parse()?)?.content, "# Hello\n\nworld");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct FileStore {
     root: PathBuf,
+    private_dir: PathBuf,
     limits: Limits,
     history: HistoryMode,
     lock: StoreLock,
@@ -104,15 +107,12 @@ impl FileStore {
             }
             Versioning::Builtin => HistoryMode::Builtin { max_versions: config.max_versions },
         };
-        create_private_dir_all(&root.join(PRIVATE_DIR))?;
+        let private_dir = root.join(PRIVATE_DIR);
+        create_private_dir_all(&private_dir)?;
         let lock_timeout = Duration::from_millis(config.lock_timeout_ms);
-        let lock = StoreLock::new(&root.join(PRIVATE_DIR).join(LOCK_FILE), lock_timeout);
-        Ok(Self { root, limits: config.limits, history, lock, cache: StoreCache::default() })
-    }
-
-    /// The store's root directory.
-    pub fn root(&self) -> &Path {
-        &self.root
+        let lock = StoreLock::new(&private_dir.join(LOCK_FILE), lock_timeout);
+        let cache = StoreCache::default();
+        Ok(Self { root, private_dir, limits: config.limits, history, lock, cache })
     }
 
     fn collection_dir(&self, collection: &Collection) -> PathBuf {
@@ -361,6 +361,15 @@ impl MemoryStore for FileStore {
         "file"
     }
 
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `<root>/.memcore`.
+    fn private_dir(&self) -> &Path {
+        &self.private_dir
+    }
+
     fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
         let _guard = self.lock.acquire()?;
         let memory = self.prepare(memory, mode, &HashMap::new())?;
@@ -397,7 +406,8 @@ impl MemoryStore for FileStore {
         Ok(prepared)
     }
 
-    fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
+    fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
+        let (collection, id) = (reference.collection(), reference.id());
         if let Some(c) = collection {
             let path = self.memory_path(c, id);
             return self.read(&path, c, id)?.ok_or_else(|| not_found(collection, id));
@@ -407,13 +417,12 @@ impl MemoryStore for FileStore {
 
     fn update(
         &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
+        reference: &MemoryRef,
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
         let _guard = self.lock.acquire()?;
-        let (old, path) = self.load(collection, id)?;
+        let (old, path) = self.load(reference.collection(), reference.id())?;
         let next = change.apply(&old, &self.limits, now)?;
         self.keep_history(&old, &path)?;
         self.write(&next)?;
@@ -421,29 +430,27 @@ impl MemoryStore for FileStore {
         Ok(next)
     }
 
-    fn delete(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-        now: Timestamp,
-    ) -> Result<TrashEntry> {
+    fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
+        let id = reference.id();
         let _guard = self.lock.acquire()?;
-        let (collection, path) = self.locate(collection, id)?;
+        let (collection, path) = self.locate(reference.collection(), id)?;
         let slot = trash::slot(&self.root, &collection, id, now);
         move_durably(&path, &slot)?;
         self.cache.forget_file(&path);
         self.commit(&[&path], || format!("memcore: delete {collection}/{id}"))?;
-        Ok(TrashEntry { collection, id: id.clone(), deleted_at: now, path: slot })
+        Ok(TrashEntry::new(collection, id.clone(), now, slot))
     }
 
-    fn restore(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>> {
+    fn restore(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
+        let id = reference.id();
         let _guard = self.lock.acquire()?;
-        let newest = trash::find(&self.root, collection, id)?.pop().ok_or_else(|| {
-            Error::not_found(
-                format!("deleted memory '{id}' in the trash"),
-                "only memories removed with delete can be restored; check the id",
-            )
-        })?;
+        let newest =
+            trash::find(&self.root, reference.collection(), id)?.pop().ok_or_else(|| {
+                Error::not_found(
+                    format!("deleted memory '{id}' in the trash"),
+                    "only memories removed with delete can be restored; check the id",
+                )
+            })?;
         let path = self.memory_path(&newest.collection, id);
         if path.exists() {
             return Err(Error::conflict(
@@ -494,11 +501,16 @@ impl MemoryStore for FileStore {
         Ok(())
     }
 
-    fn versions(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-    ) -> Result<Vec<super::Version>> {
+    /// Built-in or git history; without it (`versioning: off`) its methods fail with
+    /// [`Error::Unsupported`] saying how to turn it on.
+    fn history(&self) -> Option<&dyn StoreHistory> {
+        Some(self)
+    }
+}
+
+impl StoreHistory for FileStore {
+    fn versions(&self, reference: &MemoryRef) -> Result<Vec<Version>> {
+        let (collection, id) = (reference.collection(), reference.id());
         match &self.history {
             HistoryMode::Off => return Err(self.history_unavailable("versions")),
             HistoryMode::Git(git) => {
@@ -518,12 +530,8 @@ impl MemoryStore for FileStore {
         Ok(versions)
     }
 
-    fn get_version(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-        rev: &str,
-    ) -> Result<Memory> {
+    fn get_version(&self, reference: &MemoryRef, rev: &str) -> Result<Memory> {
+        let (collection, id) = (reference.collection(), reference.id());
         let (current, path) = match &self.history {
             HistoryMode::Off => return Err(self.history_unavailable("get_version")),
             _ => self.load(collection, id)?,

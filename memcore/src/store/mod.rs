@@ -1,43 +1,56 @@
 //! Stores: where memories live durably. [`MemoryStore`] is the contract every backend keeps;
-//! [`FileStore`] is the default backend (one markdown file per memory).
+//! [`FileStore`] is the default backend (one markdown file per memory), [`GitNotesStore`]
+//! keeps memories as git notes.
 //!
 //! The store is the source of truth: every method that writes returns only after the change
 //! is durable, and a failed call changes nothing. Derived indexes follow the store, never the
-//! other way round.
+//! other way round: [`crate::Memcore`] keeps them level through its write protocol, so a
+//! store knows nothing of them.
+//!
+//! Abilities only some backends have are capability traits ([`StoreHistory`],
+//! [`CommitAttachment`], [`Hydration`], [`ChangeFeed`]) that a backend offers through the
+//! matching accessor of [`MemoryStore`] (`None` by default).
 
 mod cache;
 mod file;
 pub(crate) mod fsutil;
+mod git_notes;
 mod history;
 pub(crate) mod lock;
 mod trash;
 
 use std::fmt::Debug;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 pub use file::{FileStore, PRIVATE_DIR};
+pub use git_notes::{DEFAULT_NAMESPACES, GitNotesStore, NOTES_REF_PREFIX};
 
 use crate::git::{Hydrated, HydrationLevel};
-use crate::{Collection, Error, Memory, MemoryId, MemoryUpdate, Result, Timestamp};
+use crate::{Collection, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
 
 /// What [`MemoryStore::put`] does when the memory already exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum PutMode {
     /// Replace it: the new memory keeps the old `created_at` and gets the next version.
     #[default]
     Upsert,
-    /// Fail with [`Error::Conflict`] and write nothing.
+    /// Fail with [`crate::Error::Conflict`] and write nothing.
     CreateOnly,
 }
 
 /// A memory moved to the trash by [`MemoryStore::delete`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct TrashEntry {
+    /// `collection/id` of the deleted memory, for `restore`.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
     /// The deleted memory's collection.
     pub collection: Collection,
     /// The deleted memory's id.
@@ -48,11 +61,24 @@ pub struct TrashEntry {
     pub path: PathBuf,
 }
 
+impl TrashEntry {
+    /// The entry of the memory `id` of `collection`, deleted at `deleted_at` to `path`.
+    pub(crate) fn new(
+        collection: Collection,
+        id: MemoryId,
+        deleted_at: Timestamp,
+        path: PathBuf,
+    ) -> Self {
+        let reference = MemoryRef::new(collection.clone(), id.clone());
+        Self { reference, collection, id, deleted_at, path }
+    }
+}
+
 /// One entry in the history of a memory, newest last.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Version {
-    /// What to pass to [`MemoryStore::get_version`]: a version number for built-in history,
+    /// What to pass to [`StoreHistory::get_version`]: a version number for built-in history,
     /// a commit id for git history.
     pub rev: String,
     /// The memory's `version` field at that point, when known.
@@ -76,11 +102,21 @@ pub type Visitor<'a> = dyn FnMut(Result<Arc<Memory>>) -> ControlFlow<()> + 'a;
 /// The contract of a memory backend.
 ///
 /// All methods take `&self` and are safe to call from several threads and, for backends that
-/// say so, several processes. A method that fails writes nothing. Run
-/// `memcore/tests/conformance.rs` against a new backend.
+/// say so, several processes. A method that fails writes nothing. A memory is named by a
+/// [`MemoryRef`]: `collection/id`, or a bare id that the store looks for in every collection
+/// (an [`crate::Error::Conflict`] if several hold it). Run the conformance suite
+/// (`memcore/tests/conformance/`) against a new backend, and give it to
+/// [`crate::MemcoreBuilder::store`].
 pub trait MemoryStore: Send + Sync + Debug {
     /// A short name of the backend, such as `file`, used in messages.
     fn backend(&self) -> &'static str;
+
+    /// Where the store is, as shown to people (a directory, a repository).
+    fn root(&self) -> &Path;
+
+    /// The directory where memcore keeps the store's private files: its locks and, in
+    /// `index/`, its derived indexes. Created (0700) by the store when it opens.
+    fn private_dir(&self) -> &Path;
 
     /// Stores `memory` (already validated), creating it or, with [`PutMode::Upsert`],
     /// replacing it. Returns the memory as stored. Durable when it returns.
@@ -93,43 +129,24 @@ pub trait MemoryStore: Send + Sync + Debug {
         memories.into_iter().map(|memory| self.put(memory, mode)).collect()
     }
 
-    /// Stores several memories as [`MemoryStore::put_many`] does, attached to the commit `rev`
-    /// (any revision: `HEAD~1`, a commit id, a tag) instead of the configured one. Only
-    /// backends that attach memories to commits (git notes) support it.
-    fn put_many_at(&self, memories: Vec<Memory>, rev: &str, mode: PutMode) -> Result<Vec<Memory>> {
-        let _ = (memories, rev, mode);
-        Err(Error::unsupported(
-            "storing a memory at a commit",
-            self.backend(),
-            "use the git-notes backend, or store the memory without a commit",
-        ))
-    }
-
-    /// The memory `id`, in `collection` or, when `None`, in whichever collection holds it
-    /// (an [`Error::Conflict`] if several do).
-    fn get(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>>;
+    /// The memory `reference` names.
+    fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>>;
 
     /// Applies `change` to the memory (read, change, write under the store's lock).
     /// Returns the memory as stored, with `version + 1` and `updated_at = now`.
     fn update(
         &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
+        reference: &MemoryRef,
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory>;
 
     /// Moves the memory to the trash, from where [`MemoryStore::restore`] brings it back.
-    fn delete(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-        now: Timestamp,
-    ) -> Result<TrashEntry>;
+    fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry>;
 
-    /// Brings back the most recently deleted memory `id`; an [`Error::Conflict`] if a live
-    /// memory has taken that id meanwhile.
-    fn restore(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Arc<Memory>>;
+    /// Brings back the most recently deleted memory `reference` names; an
+    /// [`crate::Error::Conflict`] if a live memory has taken its id meanwhile.
+    fn restore(&self, reference: &MemoryRef) -> Result<Arc<Memory>>;
 
     /// The collections that hold at least one memory or were created, sorted by name.
     fn collections(&self) -> Result<Vec<Collection>>;
@@ -138,62 +155,56 @@ pub trait MemoryStore: Send + Sync + Debug {
     /// collection then id.
     fn scan(&self, collection: Option<&Collection>, visit: &mut Visitor<'_>) -> Result<()>;
 
-    /// The history of a memory, oldest first, the current version last.
-    fn versions(&self, collection: Option<&Collection>, id: &MemoryId) -> Result<Vec<Version>> {
-        let _ = (collection, id);
-        Err(self.unsupported("versions"))
+    /// The store's version history, if it keeps one.
+    fn history(&self) -> Option<&dyn StoreHistory> {
+        None
     }
+
+    /// Attaching memories to commits, if the store can (git notes).
+    fn commits(&self) -> Option<&dyn CommitAttachment> {
+        None
+    }
+
+    /// Context beyond the memory itself (a note's commit and files), if the store has it.
+    fn hydration(&self) -> Option<&dyn Hydration> {
+        None
+    }
+
+    /// What changed since an earlier point, if the store can say (git notes): indexes then
+    /// catch up with changes made behind memcore's back incrementally.
+    fn change_feed(&self) -> Option<&dyn ChangeFeed> {
+        None
+    }
+}
+
+/// A store that keeps the history of each memory (built-in `.versions/`, or git).
+pub trait StoreHistory: Send + Sync {
+    /// The history of a memory, oldest first, the current version last.
+    fn versions(&self, reference: &MemoryRef) -> Result<Vec<Version>>;
 
     /// The memory as it was at `rev` (a [`Version::rev`]).
-    fn get_version(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-        rev: &str,
-    ) -> Result<Memory> {
-        let _ = (collection, id, rev);
-        Err(self.unsupported("get_version"))
-    }
+    fn get_version(&self, reference: &MemoryRef, rev: &str) -> Result<Memory>;
+}
 
-    /// The memory with as much of its context as `level` asks for (seed 002's progressive
-    /// hydration). Backends without git context offer only [`HydrationLevel::Summary`].
-    fn hydrate(
-        &self,
-        collection: Option<&Collection>,
-        id: &MemoryId,
-        level: HydrationLevel,
-    ) -> Result<Hydrated> {
-        match level {
-            HydrationLevel::Summary => {
-                Ok(Hydrated::summary(Arc::unwrap_or_clone(self.get(collection, id)?)))
-            }
-            _ => Err(Error::unsupported(
-                "hydrate beyond the summary level",
-                self.backend(),
-                "use the git-notes backend for commit and file context",
-            )),
-        }
-    }
+/// A store that attaches memories to commits (git notes).
+pub trait CommitAttachment: Send + Sync {
+    /// Stores memories as [`MemoryStore::put_many`] does, attached to the commit `rev` (any
+    /// revision: `HEAD~1`, a commit id, a tag) instead of the configured one.
+    fn put_many_at(&self, memories: Vec<Memory>, rev: &str, mode: PutMode) -> Result<Vec<Memory>>;
+}
 
-    /// A token naming the store's current state, for incremental index sync; `None` when the
-    /// backend cannot say what changed since an earlier token (then sync compares everything).
-    fn change_cursor(&self) -> Result<Option<String>> {
-        Ok(None)
-    }
+/// A store with context around a memory (seed 002's progressive hydration).
+pub trait Hydration: Send + Sync {
+    /// The memory with as much of its context as `level` asks for.
+    fn hydrate(&self, reference: &MemoryRef, level: HydrationLevel) -> Result<Hydrated>;
+}
 
-    /// The index keys (`collection/id`) of memories that may have changed since `cursor`, a
-    /// value of [`MemoryStore::change_cursor`].
-    fn changed_since(&self, cursor: &str) -> Result<Vec<String>> {
-        let _ = cursor;
-        Err(self.unsupported("changed_since"))
-    }
+/// A store that can say what changed since an earlier point.
+pub trait ChangeFeed: Send + Sync {
+    /// A token naming the store's current state.
+    fn cursor(&self) -> Result<String>;
 
-    /// The [`Error::Unsupported`] this backend returns for `operation`.
-    fn unsupported(&self, operation: &str) -> Error {
-        Error::unsupported(
-            operation,
-            self.backend(),
-            "use a backend with history (the file store with versioning enabled)",
-        )
-    }
+    /// The memories that may have changed since `cursor` (a value of
+    /// [`ChangeFeed::cursor`]), as `collection/id`.
+    fn changed_since(&self, cursor: &str) -> Result<Vec<MemoryRef>>;
 }

@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use memcore::{
-    Category, Collection, Limits, Memory, MemoryStore, MemoryUpdate, NewMemory, PutMode, Status,
-    Timestamp,
+    Category, Collection, Limits, Memory, MemoryRef, MemoryStore, MemoryUpdate, NewMemory, PutMode,
+    Status, Timestamp,
 };
 
 /// A fixed clock reading so that tests are exact.
@@ -48,23 +48,26 @@ fn rich() -> NewMemory {
 
 pub fn put_then_get_round_trips(store: &dyn MemoryStore) {
     let stored = store.put(memory(rich(), 0), PutMode::Upsert).unwrap();
-    let got = store.get(Some(&stored.collection), &stored.id).unwrap();
+    let got = store.get(&stored.reference()).unwrap();
     assert_eq!(*got, stored);
-    let anywhere = store.get(None, &stored.id).unwrap();
+    let anywhere = store.get(&MemoryRef::bare(stored.id.clone())).unwrap();
     assert_eq!(*anywhere, stored);
     assert_eq!(stored.version, 1);
     assert_eq!(stored.created_at, at(0));
 }
 
 pub fn missing_memories_are_not_found(store: &dyn MemoryStore) {
-    let id = "nothing-here".parse().unwrap();
+    let id: memcore::MemoryId = "nothing-here".parse().unwrap();
     let learnings = collection("learnings");
     let errors = [
-        store.get(None, &id).map(|_| ()).unwrap_err(),
-        store.get(Some(&learnings), &id).map(|_| ()).unwrap_err(),
-        store.update(None, &id, &MemoryUpdate::new().title("x"), at(1)).map(|_| ()).unwrap_err(),
-        store.delete(None, &id, at(1)).map(|_| ()).unwrap_err(),
-        store.restore(None, &id).map(|_| ()).unwrap_err(),
+        store.get(&MemoryRef::bare(id.clone())).map(|_| ()).unwrap_err(),
+        store.get(&MemoryRef::new(learnings.clone(), id.clone())).map(|_| ()).unwrap_err(),
+        store
+            .update(&MemoryRef::bare(id.clone()), &MemoryUpdate::new().title("x"), at(1))
+            .map(|_| ())
+            .unwrap_err(),
+        store.delete(&MemoryRef::bare(id.clone()), at(1)).map(|_| ()).unwrap_err(),
+        store.restore(&MemoryRef::bare(id.clone())).map(|_| ()).unwrap_err(),
     ];
     for err in errors {
         assert_eq!(err.category(), Category::NotFound, "{err}");
@@ -78,7 +81,7 @@ pub fn create_only_conflicts_and_keeps_the_original(store: &dyn MemoryStore) {
     let second = memory(NewMemory::new("second").id("dup"), 1);
     let err = store.put(second, PutMode::CreateOnly).unwrap_err();
     assert_eq!(err.category(), Category::Conflict);
-    assert_eq!(store.get(Some(&first.collection), &first.id).unwrap().content, "first");
+    assert_eq!(store.get(&first.reference()).unwrap().content, "first");
 }
 
 pub fn upsert_replaces_keeping_creation_time(store: &dyn MemoryStore) {
@@ -89,7 +92,7 @@ pub fn upsert_replaces_keeping_creation_time(store: &dyn MemoryStore) {
     assert_eq!(second.version, 2);
     assert_eq!(second.created_at, at(0));
     assert_eq!(second.updated_at, at(10));
-    let got = store.get(Some(&first.collection), &first.id).unwrap();
+    let got = store.get(&first.reference()).unwrap();
     assert_eq!(*got, second);
 }
 
@@ -101,55 +104,55 @@ pub fn update_merges_and_bumps_version(store: &dyn MemoryStore) {
         .merge_tags(true)
         .meta("added", 1)
         .status(Status::Resolved);
-    let updated = store.update(Some(&stored.collection), &stored.id, &change, at(60)).unwrap();
+    let updated = store.update(&stored.reference(), &change, at(60)).unwrap();
     assert_eq!(updated.content, "new body");
     assert_eq!(updated.tags, ["a", "b", "c"]);
     assert_eq!(updated.metadata["added"], 1);
     assert_eq!(updated.metadata["custom"], stored.metadata["custom"]);
     assert_eq!(updated.status, Status::Resolved);
     assert_eq!((updated.version, updated.updated_at, updated.created_at), (2, at(60), at(0)));
-    assert_eq!(*store.get(None, &stored.id).unwrap(), updated);
+    assert_eq!(*store.get(&MemoryRef::bare(stored.id.clone())).unwrap(), updated);
 }
 
 pub fn failed_update_changes_nothing(store: &dyn MemoryStore) {
     let stored = store.put(memory(rich(), 0), PutMode::Upsert).unwrap();
     let resolved = MemoryUpdate::new().status(Status::Resolved);
-    store.update(None, &stored.id, &resolved, at(1)).unwrap();
-    let before = store.get(None, &stored.id).unwrap();
+    store.update(&MemoryRef::bare(stored.id.clone()), &resolved, at(1)).unwrap();
+    let before = store.get(&MemoryRef::bare(stored.id.clone())).unwrap();
     let invalid = [
         MemoryUpdate::new().status(Status::Active).content("lost"),
         MemoryUpdate::new().content("   "),
         MemoryUpdate::new().importance(2.0),
     ];
     for change in invalid {
-        let err = store.update(None, &stored.id, &change, at(2)).unwrap_err();
+        let err = store.update(&MemoryRef::bare(stored.id.clone()), &change, at(2)).unwrap_err();
         assert_eq!(err.category(), Category::Validation, "{err}");
     }
-    assert_eq!(store.get(None, &stored.id).unwrap(), before);
+    assert_eq!(store.get(&MemoryRef::bare(stored.id.clone())).unwrap(), before);
 }
 
 pub fn delete_and_restore(store: &dyn MemoryStore) {
     let stored =
         store.put(memory(NewMemory::new("keep me").id("gone"), 0), PutMode::Upsert).unwrap();
-    let entry = store.delete(None, &stored.id, at(5)).unwrap();
+    let entry = store.delete(&MemoryRef::bare(stored.id.clone()), at(5)).unwrap();
     assert_eq!(
         (entry.id.clone(), entry.collection.clone()),
         (stored.id.clone(), stored.collection.clone())
     );
-    let err = store.get(None, &stored.id).unwrap_err();
+    let err = store.get(&MemoryRef::bare(stored.id.clone())).unwrap_err();
     assert_eq!(err.category(), Category::NotFound);
-    let restored = store.restore(Some(&stored.collection), &stored.id).unwrap();
+    let restored = store.restore(&stored.reference()).unwrap();
     assert_eq!(*restored, stored);
-    assert_eq!(*store.get(None, &stored.id).unwrap(), stored);
+    assert_eq!(*store.get(&MemoryRef::bare(stored.id.clone())).unwrap(), stored);
 }
 
 pub fn restore_refuses_to_overwrite(store: &dyn MemoryStore) {
     let stored = store.put(memory(NewMemory::new("old").id("again"), 0), PutMode::Upsert).unwrap();
-    store.delete(None, &stored.id, at(1)).unwrap();
+    store.delete(&MemoryRef::bare(stored.id.clone()), at(1)).unwrap();
     let again = store.put(memory(NewMemory::new("new").id("again"), 2), PutMode::Upsert).unwrap();
-    let err = store.restore(None, &stored.id).unwrap_err();
+    let err = store.restore(&MemoryRef::bare(stored.id.clone())).unwrap_err();
     assert_eq!(err.category(), Category::Conflict);
-    assert_eq!(store.get(None, &again.id).unwrap().content, "new");
+    assert_eq!(store.get(&MemoryRef::bare(again.id.clone())).unwrap().content, "new");
 }
 
 pub fn ambiguous_ids_need_a_collection(store: &dyn MemoryStore) {
@@ -162,8 +165,11 @@ pub fn ambiguous_ids_need_a_collection(store: &dyn MemoryStore) {
     if a.id != b.id {
         return; // the backend makes ids unique across collections
     }
-    assert_eq!(store.get(None, &a.id).unwrap_err().category(), Category::Conflict);
-    assert_eq!(store.get(Some(&b.collection), &b.id).unwrap().content, "b");
+    assert_eq!(
+        store.get(&MemoryRef::bare(a.id.clone())).unwrap_err().category(),
+        Category::Conflict
+    );
+    assert_eq!(store.get(&b.reference()).unwrap().content, "b");
 }
 
 fn scan_all(store: &dyn MemoryStore, collection: Option<&Collection>) -> Vec<Arc<Memory>> {
@@ -216,13 +222,13 @@ pub fn concurrent_writers_lose_nothing(store: &dyn MemoryStore) {
                         NewMemory::new(format!("thread {t} note {n}")).id(format!("t{t}-n{n}"));
                     store.put(memory(new, 1), PutMode::CreateOnly).unwrap();
                     let tag = MemoryUpdate::new().tags([format!("t{t}-{n}")]).merge_tags(true);
-                    store.update(Some(&shared.collection), &shared.id, &tag, at(2)).unwrap();
+                    store.update(&shared.reference(), &tag, at(2)).unwrap();
                 }
             });
         }
     });
     assert_eq!(scan_all(store, None).len(), 41);
-    let counter = store.get(None, &shared.id).unwrap();
+    let counter = store.get(&MemoryRef::bare(shared.id.clone())).unwrap();
     assert_eq!(counter.tags.len(), 40);
     assert_eq!(counter.version, 41);
 }
@@ -234,7 +240,7 @@ pub fn put_many_stores_a_batch(store: &dyn MemoryStore) {
     let stored = store.put_many(batch, PutMode::CreateOnly).unwrap();
     assert_eq!(stored.len(), 20);
     for memory in &stored {
-        assert_eq!(*store.get(Some(&memory.collection), &memory.id).unwrap(), *memory);
+        assert_eq!(*store.get(&memory.reference()).unwrap(), *memory);
     }
     // A conflict anywhere in a create-only batch writes nothing of it.
     let clash = vec![
@@ -245,41 +251,49 @@ pub fn put_many_stores_a_batch(store: &dyn MemoryStore) {
         store.put_many(clash, PutMode::CreateOnly).unwrap_err().category(),
         Category::Conflict
     );
-    let fresh_id = "fresh-one".parse().unwrap();
-    assert_eq!(store.get(None, &fresh_id).unwrap_err().category(), Category::NotFound);
+    let fresh_id: memcore::MemoryId = "fresh-one".parse().unwrap();
+    assert_eq!(
+        store.get(&MemoryRef::bare(fresh_id.clone())).unwrap_err().category(),
+        Category::NotFound
+    );
     // The same id twice in one upsert batch: the second replaces the first.
     let twice = vec![
         memory(NewMemory::new("first").id("twice"), 2),
         memory(NewMemory::new("second").id("twice"), 3),
     ];
     let stored = store.put_many(twice, PutMode::Upsert).unwrap();
-    let got = store.get(Some(&stored[1].collection), &stored[1].id).unwrap();
+    let got = store.get(&stored[1].reference()).unwrap();
     assert_eq!((got.content.as_str(), got.version), ("second", 2));
 }
 
 pub fn history_lists_and_returns_old_versions(store: &dyn MemoryStore) {
     let stored =
         store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
+    let bare = MemoryRef::bare(stored.id.clone());
     for (n, text) in [(1, "v2 text"), (2, "v3 text")] {
         let change = MemoryUpdate::new().content(text);
-        store.update(None, &stored.id, &change, at(n * 100)).unwrap();
+        store.update(&bare, &change, at(n * 100)).unwrap();
     }
-    let versions = store.versions(None, &stored.id).unwrap();
+    let history = store.history().expect("the store keeps history");
+    let versions = history.versions(&bare).unwrap();
     assert_eq!(versions.len(), 3);
     assert!(versions.last().unwrap().current);
     assert!(versions.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
-    let first = store.get_version(None, &stored.id, &versions[0].rev).unwrap();
+    let first = history.get_version(&bare, &versions[0].rev).unwrap();
     assert_eq!(first.content, "v1 text");
-    let current = store.get_version(None, &stored.id, &versions[2].rev).unwrap();
+    let current = history.get_version(&stored.reference(), &versions[2].rev).unwrap();
     assert_eq!(current.content, "v3 text");
-    let err = store.get_version(None, &stored.id, "999").unwrap_err();
+    let err = history.get_version(&bare, "999").unwrap_err();
     assert!(matches!(err.category(), Category::NotFound | Category::Validation), "{err}");
 }
 
+/// A store without history either lacks the capability or says `Unsupported` when asked.
 pub fn history_is_unsupported_cleanly(store: &dyn MemoryStore) {
     let stored = store.put(memory(NewMemory::new("x").id("nohist"), 0), PutMode::Upsert).unwrap();
-    let err = store.versions(None, &stored.id).unwrap_err();
-    assert_eq!(err.category(), Category::Unsupported);
+    if let Some(history) = store.history() {
+        let err = history.versions(&stored.reference()).unwrap_err();
+        assert_eq!(err.category(), Category::Unsupported);
+    }
 }
 
 /// Generates one `#[test]` per conformance check for the store made by `$make`.

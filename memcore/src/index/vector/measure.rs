@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::tests::meta;
+use super::tests::{k, meta};
 use super::*;
 
 /// Vector length of MiniLM.
@@ -47,7 +47,7 @@ fn percentiles(mut times: Vec<Duration>) -> (Duration, Duration) {
 }
 
 /// Results of a query set: per query, keys and similarities.
-type Results = Vec<Vec<(String, f32)>>;
+type Results = Vec<Vec<(MemoryRef, f32)>>;
 
 /// Runs every query once (after a warm-up), returning results and latency percentiles.
 fn run(
@@ -73,16 +73,16 @@ fn run(
 }
 
 /// Mean share of `truth`'s keys found in `got`, per query.
-fn recall(got: &[Vec<(String, f32)>], truth: &[Vec<(String, f32)>]) -> f64 {
+fn recall(got: &[Vec<(MemoryRef, f32)>], truth: &[Vec<(MemoryRef, f32)>]) -> f64 {
     let per: Vec<f64> = got
         .iter()
         .zip(truth)
         .map(|(g, t)| {
-            let want: HashSet<&str> = t.iter().map(|(k, _)| k.as_str()).collect();
+            let want: HashSet<&MemoryRef> = t.iter().map(|(k, _)| k).collect();
             if want.is_empty() {
                 return 1.0;
             }
-            g.iter().filter(|(k, _)| want.contains(k.as_str())).count() as f64 / want.len() as f64
+            g.iter().filter(|(k, _)| want.contains(k)).count() as f64 / want.len() as f64
         })
         .collect();
     per.iter().sum::<f64>() / per.len().max(1) as f64
@@ -367,9 +367,9 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     );
 
     // 10% removed: over-fetch keeps recall.
-    let removed: Vec<String> = (0..n).step_by(10).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
-    let refs: Vec<&str> = removed.iter().map(String::as_str).collect();
-    graph.remove(&refs).expect("remove");
+    let removed: Vec<MemoryRef> =
+        (0..n).step_by(10).map(|i| k(&format!("c{}/p{i:06}", i % 10))).collect();
+    graph.remove(&removed).expect("remove");
     exact.refresh().expect("refresh");
     let held = sets[1].1;
     let truth_after_removal = run(&exact, held, &unfiltered, 10).0;
@@ -388,8 +388,8 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
         "unfiltered cost model: {}",
         paired(&exact, &graph, held, &unfiltered, &truth_after_removal, 10)
     );
-    let allow: HashSet<String> =
-        (0..n).step_by(30).map(|i| format!("c{}/p{i:06}", i % 10)).collect();
+    let allow: HashSet<MemoryRef> =
+        (0..n).step_by(30).map(|i| k(&format!("c{}/p{i:06}", i % 10))).collect();
     let start = Instant::now();
     for q in held {
         let _ = graph.search(q, 10, &unfiltered, Some(&allow)).expect("search");

@@ -8,7 +8,7 @@ use std::path::Path;
 use chrono::DateTime;
 
 use super::*;
-use crate::{Category, Status};
+use crate::{Category, MemoryRef, Status};
 
 /// Real all-MiniLM-L6-v2 vectors (30 sentences) shared by the embedding tests.
 const REFERENCE: &str =
@@ -35,11 +35,16 @@ pub(super) fn reference() -> Vec<(String, Vec<f32>)> {
         .collect()
 }
 
+/// The key `text` names.
+pub(super) fn k(text: &str) -> MemoryRef {
+    text.parse().expect("valid key")
+}
+
 /// Metadata for `key` (`collection/id`) with `tags`.
 pub(super) fn meta(key: &str, tags: &[&str]) -> DocMeta {
     let at = DateTime::from_timestamp(1_700_000_000, 0).expect("valid timestamp");
     DocMeta {
-        key: key.to_owned(),
+        key: k(key),
         collection: key.split('/').next().unwrap_or_default().to_owned(),
         status: Status::Active,
         kind: None,
@@ -80,12 +85,12 @@ fn open8(dir: &Path) -> VectorIndex {
 }
 
 /// Keys of a result list.
-fn keys(found: &[(String, f32)]) -> Vec<&str> {
-    found.iter().map(|(k, _)| k.as_str()).collect()
+fn keys(found: &[(MemoryRef, f32)]) -> Vec<String> {
+    found.iter().map(|(k, _)| k.to_string()).collect()
 }
 
 /// Unfiltered search.
-fn search(index: &VectorIndex, query: &[f32], k: usize) -> Vec<(String, f32)> {
+fn search(index: &VectorIndex, query: &[f32], k: usize) -> Vec<(MemoryRef, f32)> {
     index.search(query, k, &DocFilter::default(), None).expect("search")
 }
 
@@ -113,16 +118,13 @@ fn upsert_search_replace_remove() {
     assert_eq!(index.len(), 3);
     let found = search(&index, &axis(1, 0.0), 3);
     assert_eq!(keys(&found), ["m/b", "m/a", "m/c"]);
-    assert_eq!(index.meta("m/a").expect("meta").tags, ["moved"]);
+    assert_eq!(index.meta(&k("m/a")).expect("meta").tags, ["moved"]);
 
-    index.remove(&["m/b", "m/missing"]).expect("remove");
+    index.remove(&[k("m/b"), k("m/missing")]).expect("remove");
     assert_eq!(index.len(), 2);
-    assert!(index.meta("m/b").is_none());
+    assert!(index.meta(&k("m/b")).is_none());
     assert_eq!(keys(&search(&index, &axis(1, 0.0), 10)), ["m/a", "m/c"]);
-    assert_eq!(
-        index.all_keys(),
-        [("m/a".to_owned(), "h-m/a".to_owned()), ("m/c".to_owned(), "h-m/c".to_owned())]
-    );
+    assert_eq!(index.all_keys(), [(k("m/a"), "h-m/a".to_owned()), (k("m/c"), "h-m/c".to_owned())]);
     assert!(search(&index, &axis(1, 0.0), 0).is_empty());
 }
 
@@ -145,7 +147,7 @@ fn filter_and_allow_set() {
     let filter = DocFilter { tags_any: vec!["gpu".into()], ..DocFilter::default() };
     assert_eq!(keys(&index.search(&q, 10, &filter, None).expect("search")), ["work/a", "home/c"]);
 
-    let allow: HashSet<String> = ["work/b".to_owned(), "home/c".to_owned()].into();
+    let allow: HashSet<MemoryRef> = [k("work/b"), k("home/c")].into();
     let found = index.search(&q, 10, &DocFilter::default(), Some(&allow)).expect("search");
     assert_eq!(keys(&found), ["home/c", "work/b"]);
 
@@ -165,11 +167,11 @@ fn persists_across_reopen() {
             .upsert(&[(meta("m/a", &["x"]), axis(0, 0.0)), (meta("m/b", &[]), axis(1, 0.0))])
             .expect("upsert");
         index.upsert(&[(meta("m/a", &["y"]), axis(2, 0.0))]).expect("replace");
-        index.remove(&["m/b"]).expect("remove");
+        index.remove(&[k("m/b")]).expect("remove");
     }
     let index = open8(dir.path());
     assert_eq!(index.len(), 1);
-    assert_eq!(index.meta("m/a").expect("meta").tags, ["y"]);
+    assert_eq!(index.meta(&k("m/a")).expect("meta").tags, ["y"]);
     assert_eq!(keys(&search(&index, &axis(2, 0.0), 5)), ["m/a"]);
     assert_eq!(index.model_id(), "test-model");
     assert_eq!(index.dimension(), 8);
@@ -187,7 +189,7 @@ fn two_instances_see_each_others_writes_after_refresh() {
 
     // The other one writes: it catches up first, so nothing is lost.
     two.upsert(&[(meta("m/b", &[]), axis(1, 0.0))]).expect("upsert");
-    two.remove(&["m/a"]).expect("remove");
+    two.remove(&[k("m/a")]).expect("remove");
     one.refresh().expect("refresh");
     assert_eq!(keys(&search(&one, &axis(1, 0.0), 5)), ["m/b"]);
 
@@ -296,8 +298,7 @@ fn invalid_vectors_are_rejected_without_writing() {
         let err = index.search(&bad, 3, &DocFilter::default(), None).expect_err("bad query");
         assert_eq!(err.category(), Category::Validation, "{err}");
     }
-    let err = index.upsert(&[(meta("", &[]), axis(0, 0.0))]).expect_err("empty key");
-    assert_eq!(err.category(), Category::Validation);
+    // (An empty key cannot be made: a `MemoryRef` is validated when parsed.)
     assert!(index.is_empty(), "nothing written");
     assert!(open8(dir.path()).is_empty(), "nothing persisted");
 }
@@ -397,7 +398,7 @@ fn hnsw_matches_exact_on_real_vectors() {
     // Removed and replaced rows never come back from the graph; new rows are found at once.
     let first = exact.all_keys()[0].0.clone();
     for index in [&exact, &graph] {
-        index.remove(&[first.as_str()]).expect("remove");
+        index.remove(std::slice::from_ref(&first)).expect("remove");
         index.upsert(&[(meta("new/x", &[]), queries[0].clone())]).expect("upsert");
     }
     for q in &queries {
@@ -473,7 +474,7 @@ fn background_graph_starts_at_the_second_search() {
         state
             .by_key
             .iter()
-            .map(|(k, &r)| (meta(k, &[]), state.vector(r as usize, 384).to_vec()))
+            .map(|(key, &r)| (meta(&key.to_string(), &[]), state.vector(r as usize, 384).to_vec()))
             .collect()
     };
     index.upsert(&items).expect("upsert");

@@ -48,7 +48,7 @@ use self::graph::{GraphConfig, GraphHandle, Source};
 use self::log::{Entry, FileId, Header, HeaderRead};
 use super::{DocFilter, DocMeta};
 use crate::store::fsutil::create_private_dir_all;
-use crate::{Error, Result};
+use crate::{Error, MemoryRef, Result};
 
 /// The recovery hint of errors that a rebuild of the vector index fixes.
 const REBUILD: &str = "run `memcore reindex` to rebuild the vector index from the store";
@@ -245,7 +245,7 @@ struct State {
     /// three times as much).
     guard: Vec<f32>,
     /// Live key -> row.
-    by_key: HashMap<String, u32>,
+    by_key: HashMap<MemoryRef, u32>,
     /// Rows removed or replaced.
     dead: usize,
     /// The HNSW graph, when one runs.
@@ -289,7 +289,9 @@ impl State {
                 self.metas.push(Some(meta));
             }
             Entry::Remove { key } => {
-                if let Some(old) = self.by_key.remove(key) {
+                // A key that does not parse was never added (adds carry parsed keys).
+                let removed = key.parse::<MemoryRef>().ok().and_then(|k| self.by_key.remove(&k));
+                if let Some(old) = removed {
                     self.kill(old);
                 }
             }
@@ -400,22 +402,28 @@ impl VectorIndex {
 
     /// The metadata stored with `key`.
     #[cfg(test)]
-    pub(crate) fn meta(&self, key: &str) -> Option<DocMeta> {
+    pub(crate) fn meta(&self, key: &MemoryRef) -> Option<DocMeta> {
         let state = self.state.read();
         let row = *state.by_key.get(key)?;
         state.metas[row as usize].clone()
     }
 
     /// Every live key with the content hash it was embedded from (for `verify`).
-    pub(crate) fn all_keys(&self) -> Vec<(String, String)> {
+    pub(crate) fn hashes(&self) -> HashMap<MemoryRef, String> {
         let state = self.state.read();
-        let mut keys: Vec<(String, String)> = state
+        state
             .by_key
             .iter()
             .filter_map(|(key, &row)| {
                 Some((key.clone(), state.metas[row as usize].as_ref()?.hash.clone()))
             })
-            .collect();
+            .collect()
+    }
+
+    /// [`VectorIndex::hashes`], sorted by key.
+    #[cfg(test)]
+    pub(crate) fn all_keys(&self) -> Vec<(MemoryRef, String)> {
+        let mut keys: Vec<_> = self.hashes().into_iter().collect();
         keys.sort();
         keys
     }
@@ -435,15 +443,9 @@ impl VectorIndex {
         let mut buf = Vec::with_capacity(items.len() * (self.dimension * 4 + 256));
         let mut unit = Vec::with_capacity(self.dimension);
         for (meta, vector) in items {
-            if meta.key.is_empty() {
-                return Err(Error::validation(
-                    "a vector index entry has an empty key",
-                    "index memories by `collection/id`",
-                ));
-            }
             unit.clear();
             unit.extend_from_slice(vector);
-            self.normalise(&mut unit, &meta.key)?;
+            self.normalise(&mut unit, &meta.key.to_string())?;
             log::encode_add(&mut buf, meta, &unit)?;
         }
         self.write(&buf)
@@ -454,13 +456,16 @@ impl VectorIndex {
     /// # Errors
     ///
     /// [`Error::Io`] when the write fails.
-    pub(crate) fn remove(&self, keys: &[&str]) -> Result<()> {
+    pub(crate) fn remove(&self, keys: &[MemoryRef]) -> Result<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
         let mut state = self.state.write();
         self.catch_up(&mut state)?;
         let mut buf = Vec::new();
         for key in keys {
-            if state.by_key.contains_key(*key) {
-                log::encode_remove(&mut buf, key);
+            if state.by_key.contains_key(key) {
+                log::encode_remove(&mut buf, &key.to_string());
             }
         }
         if buf.is_empty() {
@@ -516,8 +521,8 @@ impl VectorIndex {
         query: &[f32],
         k: usize,
         filter: &DocFilter,
-        allow: Option<&HashSet<String>>,
-    ) -> Result<Vec<(String, f32)>> {
+        allow: Option<&HashSet<MemoryRef>>,
+    ) -> Result<Vec<(MemoryRef, f32)>> {
         let mut unit = query.to_vec();
         self.normalise(&mut unit, "the query")?;
         if k == 0 {
@@ -860,8 +865,8 @@ impl VectorIndex {
         query: &[f32],
         k: usize,
         filter: &DocFilter,
-        allow: Option<&HashSet<String>>,
-    ) -> Vec<(String, f32)> {
+        allow: Option<&HashSet<MemoryRef>>,
+    ) -> Vec<(MemoryRef, f32)> {
         let dim = self.dimension;
         let unfiltered = filter.is_empty();
         let keep = |row: usize| {
@@ -889,7 +894,7 @@ impl VectorIndex {
                     scan::scan(&state.rows, dim, query, 0..state.row_count(), k, &keep)
                 }),
         };
-        let mut found: Vec<(String, f32)> = hits
+        let mut found: Vec<(MemoryRef, f32)> = hits
             .into_iter()
             .filter_map(|(row, score)| {
                 let meta = state.metas[row as usize].as_ref()?;

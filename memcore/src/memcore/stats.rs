@@ -3,9 +3,11 @@
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use crate::{Memcore, Result};
+use super::Memcore;
+use crate::Result;
 
 /// Counts of the memories in a store, from [`Memcore::stats`].
 ///
@@ -22,7 +24,7 @@ use crate::{Memcore, Result};
 /// assert_eq!(stats.statuses["active"], 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Stats {
     /// Memories that could be read.
@@ -43,7 +45,7 @@ impl Memcore {
         for collection in self.collections()? {
             stats.collections.insert(collection.to_string(), 0);
         }
-        self.store().scan(None, &mut |item| {
+        self.indexed.store().scan(None, &mut |item| {
             match item {
                 Ok(memory) => {
                     stats.memories += 1;

@@ -1,0 +1,246 @@
+//! Every operation of [`Memcore`] as data: a request record in, a result record out, by name.
+//!
+//! This is what the bindings call, so that an operation is written once and reached from
+//! everywhere: the C ABI (`memcore_call` with JSON), Python (keyword arguments mapped onto the
+//! request record), the CLI (`memcore call OPERATION JSON`) and the MCP server. Each request
+//! is deserialised and checked in one place ([`parse_request`]): an unknown or missing field,
+//! or a value of the wrong type, is an [`Error::Request`] naming the field; a value that
+//! breaks a rule is the operation's own [`Error::Validation`].
+//!
+//! ```
+//! use memcore::Memcore;
+//! use serde_json::json;
+//!
+//! # let dir = tempfile::tempdir()?;
+//! let memcore = Memcore::open(dir.path())?;
+//! memcore.call("put", json!({"memories": [{"content": "Prefer Metal.", "id": "gpu"}]}))?;
+//! let found = memcore.call("search", json!({"text": "metal", "mode": "text"}))?;
+//! assert_eq!(found["hits"][0]["memory"]["ref"], "memory/gpu");
+//!
+//! let err = memcore.call("search", json!({"text": "metal", "limmit": 3})).unwrap_err();
+//! assert!(err.to_string().contains("unknown field `limmit`"), "{err}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! To add an operation: define its request record (`Deserialize + JsonSchema`, with
+//! `deny_unknown_fields`) and result (`Serialize + JsonSchema`), implement [`Operation`] for
+//! a unit struct in `operations.rs`, and list it in [`OPERATIONS`]. The parity suite
+//! (`tests/parity/`) then fails until a case covers every field of the request.
+
+mod operations;
+mod records;
+
+use schemars::{JsonSchema, Schema};
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+pub use self::operations::OPERATIONS;
+pub use self::records::{
+    CollectionsResult, DiffRequest, DiffResult, GetRequest, HydrateRequest, MemoryRecord,
+    NoArguments, PutRequest, PutResult, RefRequest, RestoreRequest, UpdateRequest,
+};
+use crate::{Error, Memcore, Memory, Result};
+
+/// One operation: its name, its request and result records, and how it runs.
+pub trait Operation {
+    /// The operation's name, as the bindings call it (`put`, `search`, ...).
+    const NAME: &'static str;
+    /// One line saying what it does, for tool listings (MCP) and help.
+    const SUMMARY: &'static str;
+    /// What it takes.
+    type Request: DeserializeOwned + JsonSchema;
+    /// What it returns.
+    type Result: Serialize + JsonSchema;
+    /// Runs it.
+    fn run(memcore: &Memcore, request: Self::Request) -> Result<Self::Result>;
+}
+
+/// An operation as the registry keeps it: its name and summary, a type-erased call, and the
+/// JSON Schemas of its records.
+#[derive(Clone, Copy)]
+pub struct OperationEntry {
+    /// The operation's name.
+    pub name: &'static str,
+    /// What it does, in one line.
+    pub summary: &'static str,
+    call: fn(&Memcore, Value) -> Result<Value>,
+    request_schema: fn() -> Schema,
+    result_schema: fn() -> Schema,
+}
+
+impl std::fmt::Debug for OperationEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OperationEntry").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl OperationEntry {
+    /// The entry of the operation `O`.
+    pub const fn of<O: Operation>() -> Self {
+        Self {
+            name: O::NAME,
+            summary: O::SUMMARY,
+            call: call_erased::<O>,
+            request_schema: schema_of::<O::Request>,
+            result_schema: schema_of::<O::Result>,
+        }
+    }
+
+    /// The JSON Schema of the request record.
+    pub fn request_schema(&self) -> Schema {
+        (self.request_schema)()
+    }
+
+    /// The JSON Schema of the result record.
+    pub fn result_schema(&self) -> Schema {
+        (self.result_schema)()
+    }
+
+    /// Runs the operation on a request given as JSON, returning its result as JSON.
+    pub fn call(&self, memcore: &Memcore, request: Value) -> Result<Value> {
+        (self.call)(memcore, request)
+    }
+}
+
+/// The JSON Schema of `T`.
+fn schema_of<T: JsonSchema>() -> Schema {
+    schemars::schema_for!(T)
+}
+
+/// Deserialises, runs and serialises one operation.
+fn call_erased<O: Operation>(memcore: &Memcore, request: Value) -> Result<Value> {
+    let request = parse_request::<O::Request>(O::NAME, request)?;
+    to_value(&O::run(memcore, request)?)
+}
+
+/// The operation called `name`.
+pub fn operation(name: &str) -> Result<&'static OperationEntry> {
+    OPERATIONS.iter().find(|entry| entry.name == name).ok_or_else(|| {
+        let names: Vec<&str> = OPERATIONS.iter().map(|entry| entry.name).collect();
+        Error::request(
+            format!("unknown operation {name:?}"),
+            format!("call one of: {}", names.join(", ")),
+        )
+    })
+}
+
+impl Memcore {
+    /// Runs the operation `name` on a request record given as JSON and returns its result
+    /// record as JSON: the one entry point every binding goes through. See [`crate::api`].
+    pub fn call(&self, name: &str, request: Value) -> Result<Value> {
+        operation(name)?.call(self, request)
+    }
+}
+
+/// Reads the request record of `operation` from JSON, the one place requests are checked
+/// against their schema. A request must be a JSON object; a field set to `null` counts as
+/// left out, so every binding can pass "no value" the same way.
+///
+/// # Errors
+///
+/// [`Error::Request`] naming the field that does not fit, and how; [`Error::Validation`] for
+/// a value a record's own parser refuses (a malformed filter or reference).
+pub fn parse_request<R: DeserializeOwned>(operation: &str, request: Value) -> Result<R> {
+    let fields = match request {
+        Value::Object(fields) => fields,
+        other => {
+            return Err(Error::request(
+                format!("the `{operation}` request is {}, not an object", kind_of(&other)),
+                schema_hint(operation),
+            ));
+        }
+    };
+    let fields: serde_json::Map<String, Value> =
+        fields.into_iter().filter(|(_, value)| !value.is_null()).collect();
+    serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
+        let at = e.path().to_string();
+        let place = if at == "." { String::new() } else { format!(" at `{at}`") };
+        Error::request(
+            format!("invalid `{operation}` request{place}: {}", e.inner()),
+            schema_hint(operation),
+        )
+    })
+}
+
+/// Where a request's schema is described.
+fn schema_hint(operation: &str) -> String {
+    format!(
+        "check the fields of the `{operation}` request: `memcore operations {operation}` prints \
+         its JSON Schema"
+    )
+}
+
+/// What kind of JSON value `value` is, for messages.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A result as JSON; failure here is a bug.
+fn to_value<T: Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| {
+        Error::index(
+            format!("a result could not be serialised: {e}"),
+            Some(Box::new(e)),
+            "report this as a bug",
+        )
+    })
+}
+
+/// Serialises a memory as its record, with its `ref` (`#[serde(serialize_with = ...)]`).
+pub(crate) fn serialize_memory<S: Serializer>(memory: &Memory, s: S) -> Result<S::Ok, S::Error> {
+    MemoryRecord::of(memory.clone()).serialize(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_operation_has_a_unique_name_and_object_schemas() {
+        let mut names: Vec<&str> = OPERATIONS.iter().map(|e| e.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), OPERATIONS.len());
+        for entry in OPERATIONS {
+            let schema = entry.request_schema();
+            let schema = schema.as_object().expect("object schema");
+            assert_eq!(schema.get("type"), Some(&json!("object")), "{}", entry.name);
+            assert!(!entry.summary.is_empty());
+        }
+    }
+
+    #[test]
+    fn requests_are_checked_in_one_place() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct R {
+            text: String,
+            #[serde(default)]
+            limit: Option<u32>,
+        }
+        let ok: R = parse_request("t", json!({"text": "x", "limit": null})).expect("nulls dropped");
+        assert_eq!(ok.limit, None);
+        let err = parse_request::<R>("t", json!({"text": "x", "limt": 3})).unwrap_err();
+        assert!(matches!(err, Error::Request { .. }));
+        assert!(err.to_string().contains("unknown field `limt`"), "{err}");
+        let err = parse_request::<R>("t", json!({"text": 3})).unwrap_err();
+        assert!(err.to_string().contains("at `text`"), "{err}");
+        let err = parse_request::<R>("t", json!([1])).unwrap_err();
+        assert!(err.to_string().contains("an array, not an object"), "{err}");
+        assert!(err.recovery().contains("memcore operations t"));
+        let err = parse_request::<R>("t", Value::Null).unwrap_err();
+        assert!(err.to_string().contains("null, not an object"), "{err}");
+        let err = parse_request::<R>("t", json!({})).unwrap_err();
+        assert!(err.to_string().contains("missing field `text`"), "{err}");
+    }
+}

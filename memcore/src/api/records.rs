@@ -1,0 +1,157 @@
+//! The request and result records of operations that have no record of their own elsewhere
+//! (a search's request is [`crate::Query`], a listing's [`crate::ListOptions`]).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::store::PutMode;
+use crate::{HydrationLevel, Memcore, Memory, MemoryRef, MemoryUpdate, NewMemory};
+
+/// A memory with its `ref`: how every binding receives a whole memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "Memory")]
+#[non_exhaustive]
+pub struct MemoryRecord {
+    /// `collection/id`: finds exactly this memory.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// The memory's fields.
+    #[serde(flatten)]
+    pub memory: Memory,
+}
+
+impl MemoryRecord {
+    /// The record of `memory`.
+    pub fn of(memory: Memory) -> Self {
+        Self { reference: memory.reference(), memory }
+    }
+}
+
+/// The `put` request: memories to store, in one batch.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct PutRequest {
+    /// The memories; all are validated (and with `create_only` checked for conflicts)
+    /// before anything is written.
+    pub memories: Vec<NewMemory>,
+    /// `upsert` (default) replaces a memory with the same id; `create_only` makes that a
+    /// conflict and writes nothing.
+    #[serde(default)]
+    pub mode: PutMode,
+    /// Attach the memories to this commit (any revision; git notes only).
+    #[serde(default)]
+    pub commit: Option<String>,
+}
+
+/// What `put` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct PutResult {
+    /// The memories as stored, in order.
+    pub memories: Vec<MemoryRecord>,
+}
+
+/// A request naming one memory.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RefRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+}
+
+/// The `get` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct GetRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// An earlier version: a version number (built-in history), any git revision, or
+    /// `current`; the memory as it is now when left out.
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// The `update` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct UpdateRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// The change: fields left out keep their value.
+    pub change: MemoryUpdate,
+}
+
+/// The `restore` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RestoreRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// Write this earlier version back as a new one (as for `get`), instead of bringing the
+    /// memory back from the trash.
+    #[serde(default)]
+    pub version: Option<String>,
+}
+
+/// The `diff` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DiffRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// The older revision (as for `get`'s `version`).
+    pub from: String,
+    /// The newer revision; `current` (the memory as it is now) when left out.
+    #[serde(default = "current")]
+    pub to: String,
+}
+
+fn current() -> String {
+    Memcore::CURRENT.to_owned()
+}
+
+/// What `diff` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct DiffResult {
+    /// A unified diff of the memory's file; empty when the revisions do not differ.
+    pub diff: String,
+}
+
+/// The `hydrate` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HydrateRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: MemoryRef,
+    /// How much context: `summary` (default), `full` or `files`.
+    #[serde(default)]
+    pub level: HydrationLevel,
+}
+
+/// The request of an operation that takes no arguments: `{}`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct NoArguments {}
+
+/// What `collections` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct CollectionsResult {
+    /// The store's collections, sorted by name.
+    pub collections: Vec<crate::Collection>,
+}

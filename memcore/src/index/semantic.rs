@@ -1,0 +1,242 @@
+//! [`SemanticIndex`]: the vector index as a [`DerivedIndex`], with the embedder that fills it.
+//!
+//! Semantic search needs an embedder; it is set up lazily on first use (the first write or
+//! semantic search), and when it cannot be (no model files, no runtime), everything else keeps
+//! working: the index reports itself [`Unavailable`] and searches say why in a warning (seed
+//! 002's graceful degradation). Vectors record their model: opening vectors of another model
+//! starts an empty index, which the write protocol's catch-up fills from the store.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::{Applied, DerivedIndex, GraphStatus, IndexDoc, Staged, Unavailable, VectorIndex};
+use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
+
+/// Texts embedded per model call while indexing: several of the embedder's 32-text chunks,
+/// so an embedder with a session per core runs them at once.
+const EMBED_BATCH: usize = 256;
+
+/// Where the embedder comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum EmbedderChoice {
+    /// The ONNX model found by [`ModelFiles::locate`] (config dir, env, default cache).
+    Auto {
+        /// The model directory from the config, if any.
+        model_dir: Option<PathBuf>,
+    },
+    /// A caller-supplied embedder.
+    Given(Arc<dyn Embedder>),
+    /// No semantic search.
+    Off,
+}
+
+/// The embedder and the vectors it produced.
+#[derive(Debug)]
+pub(crate) struct Semantic {
+    /// Turns text into vectors.
+    pub(crate) embedder: Arc<dyn Embedder>,
+    /// Nearest-neighbour search over them.
+    pub(crate) vectors: VectorIndex,
+}
+
+impl Semantic {
+    /// The vectors of `docs`, in order.
+    pub(crate) fn embed(&self, docs: &[&IndexDoc]) -> Result<Vec<Vec<f32>>> {
+        let texts: Vec<String> = docs.iter().map(|doc| doc.embedding_text()).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.embedder.embed(&refs)
+    }
+
+    /// Embeds `docs` in batches and stores their vectors.
+    fn embed_into(&self, docs: &[IndexDoc]) -> Result<()> {
+        for batch in docs.chunks(EMBED_BATCH) {
+            let refs: Vec<&IndexDoc> = batch.iter().collect();
+            let items: Vec<_> =
+                batch.iter().map(|d| d.meta.clone()).zip(self.embed(&refs)?).collect();
+            self.vectors.upsert(&items)?;
+        }
+        Ok(())
+    }
+}
+
+/// The vector index of one store and its embedder, set up on first use.
+#[derive(Debug)]
+pub(crate) struct SemanticIndex {
+    /// `<index dir>/vectors`.
+    dir: PathBuf,
+    /// Where the embedder comes from.
+    choice: EmbedderChoice,
+    /// The embedder and vectors once set up, or why they cannot be.
+    semantic: OnceLock<std::result::Result<Semantic, Unavailable>>,
+}
+
+impl SemanticIndex {
+    /// The vector index in `dir`, not opened yet.
+    pub(crate) fn new(dir: &Path, choice: EmbedderChoice) -> Self {
+        Self { dir: dir.to_path_buf(), choice, semantic: OnceLock::new() }
+    }
+
+    /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
+    pub(crate) fn semantic(&self) -> std::result::Result<&Semantic, Unavailable> {
+        self.semantic.get_or_init(|| self.open()).as_ref().map_err(Clone::clone)
+    }
+
+    /// The embedder and vectors if they were set up already (nothing is loaded to answer).
+    pub(crate) fn started(&self) -> Option<&Semantic> {
+        self.semantic.get().and_then(|semantic| semantic.as_ref().ok())
+    }
+
+    /// What the vector index's graph is doing, once semantic search has started.
+    pub(crate) fn graph_status(&self) -> Option<GraphStatus> {
+        self.started().map(|semantic| semantic.vectors.graph_status())
+    }
+
+    fn open(&self) -> std::result::Result<Semantic, Unavailable> {
+        let unavailable = |e: Error| Unavailable(e.report());
+        let embedder: Arc<dyn Embedder> = match &self.choice {
+            EmbedderChoice::Off => {
+                return Err(Unavailable("semantic search is turned off in the config".into()));
+            }
+            EmbedderChoice::Given(embedder) => Arc::clone(embedder),
+            EmbedderChoice::Auto { model_dir } => {
+                let files = ModelFiles::locate(model_dir.as_deref()).map_err(unavailable)?;
+                Arc::new(OnnxEmbedder::new(&files).map_err(unavailable)?)
+            }
+        };
+        let open = || VectorIndex::open(&self.dir, embedder.dimension(), embedder.model_id());
+        let vectors = match open() {
+            Ok(vectors) => vectors,
+            // Another model (or a damaged file): start over; the catch-up re-embeds everything.
+            // (No lock here: callers may hold it; a model change is an administrator's act.)
+            // An I/O failure (permissions, no descriptors left) keeps the vectors: semantic
+            // search is off for this handle with the error as the warning.
+            Err(Error::Index { .. }) => {
+                remove_dir(&self.dir).map_err(unavailable)?;
+                open().map_err(unavailable)?
+            }
+            Err(e) => return Err(unavailable(e)),
+        };
+        Ok(Semantic { embedder, vectors })
+    }
+}
+
+impl DerivedIndex for SemanticIndex {
+    fn name(&self) -> &'static str {
+        "vector"
+    }
+
+    fn ready(&self) -> std::result::Result<(), Unavailable> {
+        self.semantic().map(|_| ())
+    }
+
+    fn stage<'a>(&'a self, docs: &[IndexDoc]) -> Box<dyn Staged + 'a> {
+        let staged = self.semantic().ok().map(|semantic| {
+            let refs: Vec<&IndexDoc> = docs.iter().collect();
+            let texts = docs.iter().map(IndexDoc::embedding_text).collect();
+            StagedVectors { semantic, texts, vectors: semantic.embed(&refs) }
+        });
+        match staged {
+            Some(staged) => Box::new(staged),
+            None => Box::new(NotStaged),
+        }
+    }
+
+    fn apply(&self, upserts: &[IndexDoc], removed: &[MemoryRef]) -> Result<Applied> {
+        let semantic = match self.semantic() {
+            Ok(semantic) => semantic,
+            Err(why) => return Ok(Applied::Lagging(why.0)),
+        };
+        semantic.vectors.remove(removed)?;
+        // Every writer embeds what it writes, so other processes' vectors stay current; a
+        // model failure leaves the text index updated, and the vectors catch up later.
+        Ok(match semantic.embed_into(upserts) {
+            Ok(()) => Applied::Done,
+            Err(e) => Applied::Lagging(format!("not embedded: {}", e.report())),
+        })
+    }
+
+    /// Without the model nothing is cleared: vectors another process made stay, and the
+    /// catch-up mends them once this index is ready.
+    fn clear(&self) -> Result<()> {
+        self.semantic().map_or(Ok(()), |semantic| semantic.vectors.clear())
+    }
+
+    fn hashes(&self) -> Result<HashMap<MemoryRef, String>> {
+        let semantic = self.semantic().map_err(|why| {
+            Error::embedding(
+                format!("the vector index is unavailable: {why}"),
+                None,
+                "install the embedding model (`memcore model` says how)",
+            )
+        })?;
+        Ok(semantic.vectors.hashes())
+    }
+
+    fn refresh(&self) -> Result<()> {
+        self.started().map_or(Ok(()), |semantic| semantic.vectors.refresh())
+    }
+
+    fn built_with(&self) -> Option<String> {
+        self.started().map(|semantic| semantic.vectors.model_id().to_owned())
+    }
+
+    fn rebuild_batch(&self) -> usize {
+        EMBED_BATCH
+    }
+}
+
+/// Vectors computed for staged documents.
+struct StagedVectors<'a> {
+    semantic: &'a Semantic,
+    /// The texts that were embedded, in staging order.
+    texts: Vec<String>,
+    /// Their vectors; an `Err` (the model failed) leaves the index lagging.
+    vectors: Result<Vec<Vec<f32>>>,
+}
+
+impl Staged for StagedVectors<'_> {
+    fn publish(
+        self: Box<Self>,
+        docs: &[IndexDoc],
+        changed: &[usize],
+        replaced: &[MemoryRef],
+    ) -> Result<Applied> {
+        let Self { semantic, texts, vectors } = *self;
+        let mut vectors = match vectors {
+            Ok(vectors) => vectors,
+            Err(e) => return Ok(Applied::Lagging(format!("not embedded: {}", e.report()))),
+        };
+        // A changed memory keeps its vector when the text it was embedded from is the same.
+        let reembed: Vec<usize> =
+            changed.iter().copied().filter(|&i| docs[i].embedding_text() != texts[i]).collect();
+        if !reembed.is_empty() {
+            let refs: Vec<&IndexDoc> = reembed.iter().map(|&i| &docs[i]).collect();
+            match semantic.embed(&refs) {
+                Ok(fresh) => reembed.iter().zip(fresh).for_each(|(&i, v)| vectors[i] = v),
+                Err(e) => return Ok(Applied::Lagging(format!("not embedded: {}", e.report()))),
+            }
+        }
+        semantic.vectors.remove(replaced)?;
+        let items: Vec<_> = docs.iter().map(|d| d.meta.clone()).zip(vectors).collect();
+        semantic.vectors.upsert(&items)?;
+        Ok(Applied::Done)
+    }
+}
+
+/// Nothing staged: semantic search is unavailable.
+struct NotStaged;
+
+impl Staged for NotStaged {
+    fn publish(self: Box<Self>, _: &[IndexDoc], _: &[usize], _: &[MemoryRef]) -> Result<Applied> {
+        Ok(Applied::Lagging("semantic search is unavailable".into()))
+    }
+}
+
+fn remove_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("removing vector index {}", dir.display()), e)),
+    }
+}

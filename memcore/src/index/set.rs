@@ -1,0 +1,53 @@
+//! [`IndexSet`]: the derived indexes of one store, in one directory.
+//!
+//! To add an index: implement [`DerivedIndex`] for it, add it as a field here, open it in
+//! [`IndexSet::open`] and list it in [`IndexSet::all`]. The write protocol, `verify`, `repair`,
+//! `reindex` and `sync` then cover it, and report on it by its name.
+
+use std::path::Path;
+
+use super::{DerivedIndex, EmbedderChoice, SemanticIndex, TextIndex};
+use crate::Result;
+
+/// The derived indexes of one store.
+#[derive(Debug)]
+pub(crate) struct IndexSet {
+    /// Full text (BM25); always available, and the reference the others catch up with.
+    pub(crate) text: TextIndex,
+    /// Embeddings, when the model is available.
+    pub(crate) vectors: SemanticIndex,
+}
+
+/// An index set as opened, and whether it must be rebuilt from the store.
+pub(crate) struct Opened {
+    /// The indexes.
+    pub(crate) set: IndexSet,
+    /// The full-text index was missing (first open) or damaged and starts empty.
+    pub(crate) needs_rebuild: bool,
+}
+
+impl IndexSet {
+    /// Opens (creating) the indexes in `dir`; a missing or damaged full-text index starts
+    /// empty and says so, for the caller to rebuild it from the store.
+    pub(crate) fn open(dir: &Path, embedder: EmbedderChoice) -> Result<Opened> {
+        let text_dir = dir.join("text");
+        let missing = !text_dir.exists();
+        let (text, damaged) = match TextIndex::open(&text_dir) {
+            Ok(text) => (text, false),
+            Err(_) => (TextIndex::create_fresh(&text_dir)?, true),
+        };
+        let vectors = SemanticIndex::new(&dir.join("vectors"), embedder);
+        Ok(Opened { set: Self { text, vectors }, needs_rebuild: missing || damaged })
+    }
+
+    /// Every index, the reference index (full text) first.
+    pub(crate) fn all(&self) -> [&dyn DerivedIndex; 2] {
+        [&self.text, &self.vectors]
+    }
+
+    /// The index every other one is compared with when it catches up: the full-text index,
+    /// which is always available.
+    pub(crate) fn reference(&self) -> &dyn DerivedIndex {
+        &self.text
+    }
+}

@@ -1,0 +1,362 @@
+//! Full-text search over [`IndexDoc`]s: a tantivy index ranked by BM25, with English analysis
+//! (ASCII folding, lower case, stop words, Porter stemming) and every [`DocFilter`] condition
+//! pushed into the tantivy query.
+//!
+//! Several processes may share one index directory. No `IndexWriter` is kept between calls:
+//! each [`TextIndex::apply`] opens one (taking tantivy's writer lock, waiting a few seconds if
+//! another process holds it), commits once, waits for merges and lets go. The reader reloads
+//! only when told to: right after this handle's own commits (read-after-write) and on
+//! [`TextIndex::refresh`] (other processes' commits).
+//!
+//! The index stores only the key and the content hash of each memory; the store holds the rest.
+
+mod errors;
+mod query;
+mod schema;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use parking_lot::Mutex;
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{
+    AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermSetQuery,
+};
+use tantivy::schema::{Field, Value};
+use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use self::errors::{REBUILD, damaged, failed, guarded};
+use self::query::tame;
+use self::schema::{Fields, schema, tokenizers};
+pub(crate) use self::writer::TextBatch;
+use self::writer::{INIT_LOCK, InitLock, TANTIVY_LOCKS, WriterFileLock};
+use super::unsynced_dir::UnsyncedDirectory;
+use super::{Applied, DerivedIndex, DocFilter, IndexDoc, Staged, Unavailable};
+use crate::{Error, MemoryRef, Result};
+
+/// How much a title match weighs against a content match.
+const TITLE_BOOST: f32 = 2.0;
+
+/// How much a match in the context counts relative to the content.
+const CONTEXT_BOOST: f32 = 0.5;
+
+/// The BM25 full-text index of one store. `Send + Sync`; every method takes `&self`.
+pub(crate) struct TextIndex {
+    /// The index directory.
+    dir: PathBuf,
+    /// The index as opened (used for reading; writers use a freshly opened one).
+    index: Index,
+    /// The reader, reloaded by hand ([`ReloadPolicy::Manual`]).
+    reader: IndexReader,
+    /// The schema's fields.
+    fields: Fields,
+    /// Parses user text over title (boosted), content, tags and id.
+    parser: QueryParser,
+    /// Serializes this handle's writers, so threads queue instead of polling the file lock.
+    writing: Mutex<()>,
+}
+
+impl std::fmt::Debug for TextIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextIndex").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+impl TextIndex {
+    /// Opens the index in `dir`, creating the directory (0700) and an empty index if there is
+    /// none. A damaged index (unreadable `meta.json`, another schema, broken segment files) is
+    /// an [`Error::Index`] whose recovery says to rebuild it with `reindex`.
+    pub(crate) fn open(dir: &Path) -> Result<Self> {
+        crate::store::fsutil::create_private_dir_all(dir)?;
+        let _init = InitLock::acquire(dir)?;
+        guarded(dir, || Self::open_locked(dir))
+    }
+
+    /// Wipes whatever is in `dir` (a damaged index too) and opens a new, empty index there.
+    /// For `reindex` and `repair`; only the files directly inside `dir` are removed, and it
+    /// waits (a few seconds at most) for a writer in another process to finish first.
+    pub(crate) fn create_fresh(dir: &Path) -> Result<Self> {
+        crate::store::fsutil::create_private_dir_all(dir)?;
+        let _init = InitLock::acquire(dir)?;
+        let _writer = WriterFileLock::acquire(dir)?;
+        let listing = |e| Error::io(format!("listing {}", dir.display()), e);
+        for entry in fs::read_dir(dir).map_err(listing)? {
+            let entry = entry.map_err(listing)?;
+            let name = entry.file_name();
+            let keep = name == INIT_LOCK || TANTIVY_LOCKS.iter().any(|lock| name == *lock);
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink());
+            if !keep && is_file {
+                fs::remove_file(entry.path())
+                    .map_err(|e| Error::io(format!("removing {}", entry.path().display()), e))?;
+            }
+        }
+        crate::store::fsutil::sync_dir(dir)?;
+        guarded(dir, || Self::open_locked(dir))
+    }
+
+    /// Opens or creates the index; the caller holds [`InitLock`], so two processes never
+    /// both create one.
+    fn open_locked(dir: &Path) -> Result<Self> {
+        let (schema, fields) = schema();
+        let directory = UnsyncedDirectory::open(dir).map_err(|e| damaged(dir, e))?;
+        let index = Index::builder()
+            .schema(schema)
+            .tokenizers(tokenizers())
+            .open_or_create(directory)
+            .map_err(|e| damaged(dir, e))?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| damaged(dir, e))?;
+        let mut parser = QueryParser::for_index(
+            &index,
+            vec![fields.title, fields.content, fields.context, fields.tags_text, fields.id],
+        );
+        parser.set_field_boost(fields.title, TITLE_BOOST);
+        parser.set_field_boost(fields.context, CONTEXT_BOOST);
+        Ok(Self { dir: dir.to_path_buf(), index, reader, fields, parser, writing: Mutex::new(()) })
+    }
+
+    /// Removes every document, in one commit (other processes see the index empty after their
+    /// next [`TextIndex::refresh`]).
+    pub(crate) fn clear(&self) -> Result<()> {
+        let batch = self.batch()?;
+        guarded(&self.dir, || {
+            batch
+                .writer
+                .delete_all_documents()
+                .map_err(|e| failed("clearing the full-text index", e))
+        })?;
+        batch.commit()
+    }
+
+    /// Applies changes in one writer session and one commit: see [`TextBatch::apply`]. A
+    /// search right after sees the changes. Nothing is written when both lists are empty.
+    pub(crate) fn apply(&self, upserts: &[IndexDoc], deletes: &[MemoryRef]) -> Result<()> {
+        if upserts.is_empty() && deletes.is_empty() {
+            return Ok(());
+        }
+        let mut batch = self.batch()?;
+        batch.apply(upserts, deletes)?;
+        batch.commit()
+    }
+
+    /// Opens a writer session whose changes stay invisible until [`TextBatch::commit`] (and
+    /// are discarded if the batch is dropped), so a caller can index while it writes the
+    /// store and publish once the store write is durable. Other writers of this handle wait
+    /// for the batch to end.
+    pub(crate) fn batch(&self) -> Result<TextBatch<'_>> {
+        let writing = self.writing.lock();
+        let writer = guarded(&self.dir, || self.writer())?;
+        Ok(TextBatch { index: self, _writing: writing, writer })
+    }
+
+    /// Reloads the reader if the index changed on disk (another process committed); cheap
+    /// when nothing changed: one read of `meta.json`.
+    pub(crate) fn refresh(&self) -> Result<()> {
+        guarded(&self.dir, || self.refresh_unguarded())
+    }
+
+    /// [`TextIndex::refresh`] without the panic guard.
+    fn refresh_unguarded(&self) -> Result<()> {
+        let metas = self.index.load_metas().map_err(|e| damaged(&self.dir, e))?;
+        let searcher = self.reader.searcher();
+        let loaded: HashSet<_> = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| (segment.segment_id(), segment.delete_opstamp()))
+            .collect();
+        let on_disk: HashSet<_> =
+            metas.segments.iter().map(|segment| (segment.id(), segment.delete_opstamp())).collect();
+        if loaded != on_disk {
+            self.reader.reload().map_err(|e| damaged(&self.dir, e))?;
+        }
+        Ok(())
+    }
+
+    /// The keys of the best `limit` documents for `text` among those `filter` lets through,
+    /// with their BM25 scores, best first (ties by key).
+    ///
+    /// `text` is parsed leniently: quotes make phrases, `field:word` targets a field, and
+    /// anything malformed (unbalanced quotes or parentheses, stray operators, emoji) is
+    /// searched as well as it can be instead of failing. Blank text is an
+    /// [`Error::Validation`].
+    pub(crate) fn search(
+        &self,
+        text: &str,
+        filter: &DocFilter,
+        limit: usize,
+    ) -> Result<Vec<(MemoryRef, f32)>> {
+        if text.trim().is_empty() {
+            return Err(Error::validation(
+                "the search text is empty",
+                "give some words to search for, or list memories with filters instead",
+            ));
+        }
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        guarded(&self.dir, || self.search_unguarded(text, filter, limit))
+    }
+
+    /// [`TextIndex::search`] for non-blank text and a positive limit, without the panic guard.
+    fn search_unguarded(
+        &self,
+        text: &str,
+        filter: &DocFilter,
+        limit: usize,
+    ) -> Result<Vec<(MemoryRef, f32)>> {
+        let (text_query, _ignored) = self.parser.parse_query_lenient(&tame(text));
+        let searcher = self.reader.searcher();
+        // A bare text query is scored with block-max WAND (top-k pruning); any required
+        // filter clause forces scoring every match, so drop clauses that exclude nothing.
+        let filter = self.effective_filter(&searcher, filter);
+        let query: Box<dyn Query> = match self.filter_query(&filter) {
+            Some(filter) => Box::new(BooleanQuery::new(vec![
+                (Occur::Must, text_query),
+                (Occur::Must, Box::new(ConstScoreQuery::new(filter, 0.0))),
+            ])),
+            None => text_query,
+        };
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(limit).order_by_score())
+            .map_err(|e| failed("searching the full-text index", e))?;
+        let mut hits = top
+            .into_iter()
+            .map(|(score, address)| Ok((self.stored(&searcher, address)?.0, score)))
+            .collect::<Result<Vec<_>>>()?;
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(hits)
+    }
+
+    /// The keys of all documents `filter` lets through (all keys for an empty filter), sorted;
+    /// used to restrict vector search.
+    #[cfg(test)]
+    pub(crate) fn filter_keys(&self, filter: &DocFilter) -> Result<Vec<MemoryRef>> {
+        let query = self.filter_query(filter).unwrap_or_else(|| Box::new(AllQuery));
+        let mut keys =
+            self.collect(query.as_ref())?.into_iter().map(|(key, _)| key).collect::<Vec<_>>();
+        keys.sort_unstable();
+        Ok(keys)
+    }
+
+    /// The content hashes of those of `keys` the index holds.
+    pub(crate) fn hashes_of(&self, keys: &[MemoryRef]) -> Result<HashMap<MemoryRef, String>> {
+        let terms = keys.iter().map(|key| Term::from_field_text(self.fields.key, &key.to_string()));
+        let query = TermSetQuery::new(terms.collect::<Vec<_>>());
+        Ok(self.collect(&query)?.into_iter().collect())
+    }
+
+    /// Every `(key, content hash)` in the index, sorted by key.
+    #[cfg(test)]
+    pub(crate) fn all_keys(&self) -> Result<Vec<(MemoryRef, String)>> {
+        let mut pairs = self.collect(&AllQuery)?;
+        pairs.sort_unstable();
+        Ok(pairs)
+    }
+
+    /// The number of live documents (as of the last reload).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        usize::try_from(self.reader.searcher().num_docs()).unwrap_or(usize::MAX)
+    }
+
+    /// The stored `(key, hash)` of every document matching `query`.
+    fn collect(&self, query: &dyn Query) -> Result<Vec<(MemoryRef, String)>> {
+        guarded(&self.dir, || self.collect_unguarded(query))
+    }
+
+    /// [`TextIndex::collect`] without the panic guard.
+    fn collect_unguarded(&self, query: &dyn Query) -> Result<Vec<(MemoryRef, String)>> {
+        let searcher = self.reader.searcher();
+        let mut addresses: Vec<DocAddress> = searcher
+            .search(query, &DocSetCollector)
+            .map_err(|e| failed("searching the full-text index", e))?
+            .into_iter()
+            .collect();
+        // Document order reads the compressed store block by block.
+        addresses.sort_unstable();
+        addresses.into_iter().map(|address| self.stored(&searcher, address)).collect()
+    }
+
+    /// The stored key and hash of one document.
+    fn stored(&self, searcher: &Searcher, address: DocAddress) -> Result<(MemoryRef, String)> {
+        let doc: TantivyDocument = searcher.doc(address).map_err(|e| damaged(&self.dir, e))?;
+        let text =
+            |field: Field| doc.get_first(field).and_then(|value| value.as_str()).map(str::to_owned);
+        let key = text(self.fields.key).and_then(|key| key.parse::<MemoryRef>().ok());
+        match (key, text(self.fields.hash)) {
+            (Some(key), Some(hash)) if key.is_qualified() => Ok((key, hash)),
+            _ => Err(Error::index(
+                format!(
+                    "the full-text index in {} has a document without a valid key or hash",
+                    self.dir.display()
+                ),
+                None,
+                REBUILD,
+            )),
+        }
+    }
+}
+
+impl DerivedIndex for TextIndex {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+
+    fn ready(&self) -> std::result::Result<(), Unavailable> {
+        Ok(())
+    }
+
+    fn stage<'a>(&'a self, docs: &[IndexDoc]) -> Box<dyn Staged + 'a> {
+        let batch = self.batch().and_then(|mut batch| {
+            batch.apply(docs, &[])?;
+            Ok(batch)
+        });
+        Box::new(StagedText { batch })
+    }
+
+    fn apply(&self, upserts: &[IndexDoc], removed: &[MemoryRef]) -> Result<Applied> {
+        TextIndex::apply(self, upserts, removed)?;
+        Ok(Applied::Done)
+    }
+
+    fn clear(&self) -> Result<()> {
+        TextIndex::clear(self)
+    }
+
+    fn hashes(&self) -> Result<HashMap<MemoryRef, String>> {
+        Ok(self.collect(&AllQuery)?.into_iter().collect())
+    }
+
+    fn refresh(&self) -> Result<()> {
+        TextIndex::refresh(self)
+    }
+}
+
+/// Full-text entries added to an uncommitted writer.
+struct StagedText<'a> {
+    /// The writer session holding them, or why it could not be opened.
+    batch: Result<TextBatch<'a>>,
+}
+
+impl Staged for StagedText<'_> {
+    fn publish(
+        self: Box<Self>,
+        docs: &[IndexDoc],
+        changed: &[usize],
+        replaced: &[MemoryRef],
+    ) -> Result<Applied> {
+        let mut batch = self.batch?;
+        let rebuilt: Vec<IndexDoc> = changed.iter().map(|&i| docs[i].clone()).collect();
+        batch.apply(&rebuilt, replaced)?;
+        batch.commit()?;
+        Ok(Applied::Done)
+    }
+}

@@ -1,0 +1,130 @@
+//! The tantivy schema of the full-text index, its English analyzer, and how an [`IndexDoc`]
+//! becomes a tantivy document.
+
+use tantivy::schema::{
+    DateOptions, DateTimePrecision, Field, IndexRecordOption, STORED, STRING, Schema,
+    TextFieldIndexing, TextOptions,
+};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    StopWordFilter, TextAnalyzer, TokenizerManager,
+};
+use tantivy::{DateTime, TantivyDocument};
+
+use crate::Timestamp;
+use crate::index::IndexDoc;
+
+/// The name under which the English analyzer is registered with tantivy.
+const ENGLISH: &str = "memcore_en";
+
+/// The fields of the schema.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fields {
+    /// `collection/id`: raw, indexed, stored; the unique key.
+    pub(super) key: Field,
+    /// The id: raw, indexed (exact-id search).
+    pub(super) id: Field,
+    /// The collection: raw, indexed.
+    pub(super) collection: Field,
+    /// The title: English text.
+    pub(super) title: Field,
+    /// The content: English text.
+    pub(super) content: Field,
+    /// The context: English analyzer, half weight.
+    pub(super) context: Field,
+    /// The tags: raw, multi-valued (filters).
+    pub(super) tags: Field,
+    /// The tags again, as English text (search).
+    pub(super) tags_text: Field,
+    /// The type: raw.
+    pub(super) kind: Field,
+    /// The status: raw.
+    pub(super) status: Field,
+    /// Creation time: date, indexed and fast, whole seconds.
+    pub(super) created: Field,
+    /// Last change: date, indexed and fast, whole seconds.
+    pub(super) updated: Field,
+    /// The content hash: stored only.
+    pub(super) hash: Field,
+}
+
+/// The schema of the index and its fields.
+pub(super) fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let english = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ENGLISH)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let date =
+        DateOptions::default().set_indexed().set_fast().set_precision(DateTimePrecision::Seconds);
+    let fields = Fields {
+        key: builder.add_text_field("key", STRING | STORED),
+        id: builder.add_text_field("id", STRING),
+        collection: builder.add_text_field("collection", STRING),
+        title: builder.add_text_field("title", english.clone()),
+        content: builder.add_text_field("content", english.clone()),
+        context: builder.add_text_field("context", english.clone()),
+        tags: builder.add_text_field("tags", STRING),
+        tags_text: builder.add_text_field("tags_text", english),
+        kind: builder.add_text_field("type", STRING),
+        status: builder.add_text_field("status", STRING),
+        created: builder.add_date_field("created", date.clone()),
+        updated: builder.add_date_field("updated", date),
+        hash: builder.add_text_field("hash", STORED),
+    };
+    (builder.build(), fields)
+}
+
+/// tantivy's default tokenizers plus the English analyzer. Tokenizers are not saved in the
+/// index: every `Index` opened must be given them.
+pub(super) fn tokenizers() -> TokenizerManager {
+    let manager = TokenizerManager::default();
+    let mut english = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(AsciiFoldingFilter)
+        .filter(LowerCaser)
+        .dynamic();
+    if let Some(stop_words) = StopWordFilter::new(Language::English) {
+        english = english.filter_dynamic(stop_words);
+    }
+    manager.register(ENGLISH, english.filter_dynamic(Stemmer::new(Language::English)).build());
+    manager
+}
+
+/// The tantivy document of `doc`.
+pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
+    let meta = &doc.meta;
+    let mut out = TantivyDocument::default();
+    out.add_text(f.key, meta.key.to_string());
+    out.add_text(f.id, &doc.id);
+    out.add_text(f.collection, &meta.collection);
+    out.add_text(f.title, &doc.title);
+    out.add_text(f.content, &doc.content);
+    if let Some(context) = &doc.context {
+        out.add_text(f.context, context);
+    }
+    for tag in &meta.tags {
+        out.add_text(f.tags, tag);
+        out.add_text(f.tags_text, tag);
+    }
+    if let Some(kind) = &meta.kind {
+        out.add_text(f.kind, kind);
+    }
+    out.add_text(f.status, meta.status.as_str());
+    out.add_date(f.created, tantivy_date(meta.created_at, false));
+    out.add_date(f.updated, tantivy_date(meta.updated_at, false));
+    out.add_text(f.hash, &meta.hash);
+    out
+}
+
+/// `t` in whole seconds (rounded up when `ceil`, else down), clamped to the years 1678-2262
+/// that tantivy's nanosecond dates can hold (its constructor overflows beyond them).
+pub(super) fn tantivy_date(t: Timestamp, ceil: bool) -> DateTime {
+    const LIMIT: i64 = i64::MAX / 1_000_000_000;
+    let mut secs = t.timestamp();
+    if ceil && t.timestamp_subsec_nanos() > 0 {
+        secs = secs.saturating_add(1);
+    }
+    DateTime::from_timestamp_secs(secs.clamp(-LIMIT, LIMIT))
+}

@@ -1,0 +1,299 @@
+//! Keeping the indexes level with the store outside the write path: replaying interrupted
+//! work, rebuilding, verifying and repairing every index, syncing with changes made behind
+//! memcore's back, and bringing a lagging index level with the reference index.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::IndexedStore;
+use crate::index::{
+    DerivedIndex, IndexCheck, IndexDiff, IndexDoc, IndexRebuild, IndexRepair, Progress,
+    ReindexReport, RepairReport, SyncReport, VerifyReport, content_hash,
+};
+use crate::store::fsutil::write_atomic;
+use crate::{Error, Memory, MemoryRef, Result};
+
+/// The file, in the index directory, holding the store's change cursor at the last sync.
+const SYNC_CURSOR_FILE: &str = "sync-cursor";
+
+/// Index work an operation did on the way, besides what was asked (a read that found work a
+/// crashed writer left, an index that had fallen behind): reads say so instead of writing
+/// behind the caller's back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Maintenance {
+    /// Index work an interrupted writer left in the journal was finished from the store.
+    Replayed {
+        /// Memories re-indexed (or dropped from the indexes).
+        memories: usize,
+    },
+    /// An index that had fallen behind (written while it was unavailable, or by another
+    /// process without it) was brought level with the store.
+    CaughtUp {
+        /// The index's name.
+        index: String,
+        /// Entries made.
+        indexed: usize,
+        /// Entries without a memory, removed.
+        removed: usize,
+    },
+    /// The full-text index was missing or damaged and was rebuilt from the store.
+    Rebuilt {
+        /// Memories indexed.
+        memories: usize,
+    },
+}
+
+impl IndexedStore {
+    /// Replays journal records left by an interrupted writer. While a writer holds the lock
+    /// the records are its own (a dead writer's lock is released by the system), so nothing
+    /// is replayed and the caller does not wait: a search never waits for another process's
+    /// batch to finish.
+    pub(crate) fn replay(&self) -> Result<Option<Maintenance>> {
+        if self.journal.pending()?.is_empty() {
+            return Ok(None);
+        }
+        let Some(_guard) = self.lock.try_acquire()? else { return Ok(None) };
+        self.replay_locked()
+    }
+
+    /// [`IndexedStore::replay`] for a caller that holds the lock.
+    pub(crate) fn replay_locked(&self) -> Result<Option<Maintenance>> {
+        let pending = self.journal.pending()?;
+        if pending.is_empty() {
+            return Ok(None);
+        }
+        let memories = pending.keys.len();
+        self.sync_keys(&pending.keys)?;
+        self.journal.clear(pending)?;
+        Ok(Some(Maintenance::Replayed { memories }))
+    }
+
+    /// Makes the index entries of `keys` match the store in every index (caller holds the
+    /// lock): re-indexes the memories that exist, drops the others.
+    pub(crate) fn sync_keys(&self, keys: &[MemoryRef]) -> Result<()> {
+        let (stored, removed) = self.load(keys)?;
+        self.apply(&stored, &removed)
+    }
+
+    /// The memories `keys` name as the store holds them, and the keys with no (readable)
+    /// memory.
+    fn load(&self, keys: &[MemoryRef]) -> Result<(Vec<Memory>, Vec<MemoryRef>)> {
+        let mut stored = Vec::new();
+        let mut gone = Vec::new();
+        for key in keys {
+            match self.store.get(key) {
+                Ok(memory) => stored.push(Arc::unwrap_or_clone(memory)),
+                Err(Error::NotFound { .. } | Error::Corrupted { .. }) => gone.push(key.clone()),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((stored, gone))
+    }
+
+    /// Makes other processes' committed changes visible and replays interrupted work, for a
+    /// search. A replay that cannot finish (say, a memory file that cannot be read) does not
+    /// stop the search: it comes back as a warning, and the work stays journaled for the next
+    /// try. Returns the warnings and the work done.
+    pub(crate) fn refresh(&self) -> Result<(Vec<String>, Option<Maintenance>)> {
+        let mut warnings = Vec::new();
+        let replayed = self.replay().unwrap_or_else(|e| {
+            warnings.push(format!(
+                "some recent changes are not indexed yet, so results may miss them: {}",
+                e.report()
+            ));
+            None
+        });
+        for index in self.indexes.all() {
+            index.refresh()?;
+        }
+        Ok((warnings, replayed))
+    }
+
+    /// Rebuilds every index from the store, reporting progress.
+    pub(crate) fn reindex(&self, progress: &mut dyn FnMut(Progress)) -> Result<ReindexReport> {
+        let _guard = self.lock.acquire()?;
+        let (memories, unreadable) = self.scan_all()?;
+        let total = memories.len();
+        let mut indexes: Vec<(&dyn DerivedIndex, IndexRebuild)> = Vec::new();
+        for index in self.indexes.all() {
+            let mut rebuild = IndexRebuild::default();
+            match index.ready() {
+                Ok(()) => index.clear()?,
+                Err(why) => rebuild.unavailable = Some(why.0),
+            }
+            indexes.push((index, rebuild));
+        }
+        progress(Progress { done: 0, total });
+        let step = indexes
+            .iter()
+            .filter(|(_, rebuild)| rebuild.unavailable.is_none())
+            .map(|(index, _)| index.rebuild_batch())
+            .min()
+            .unwrap_or(total)
+            .max(1);
+        let mut done = 0;
+        for chunk in memories.chunks(step) {
+            let docs: Vec<IndexDoc> = chunk.iter().map(|m| IndexDoc::of(m)).collect();
+            for (index, rebuild) in indexes.iter_mut().filter(|(_, r)| r.unavailable.is_none()) {
+                let _lagging = index.apply(&docs, &[])?;
+                rebuild.indexed += docs.len();
+            }
+            done += docs.len();
+            progress(Progress { done, total });
+        }
+        self.journal.clear(self.journal.pending()?)?;
+        let indexes =
+            indexes.into_iter().map(|(index, rebuild)| (index.name().to_owned(), rebuild));
+        Ok(ReindexReport { memories: total, indexes: indexes.collect(), unreadable })
+    }
+
+    /// Compares the store with every index by key and content hash.
+    pub(crate) fn verify(&self) -> Result<VerifyReport> {
+        let (memories, unreadable) = self.scan_all()?;
+        let expected: HashMap<MemoryRef, String> =
+            memories.iter().map(|m| (m.reference(), content_hash(m))).collect();
+        let mut checks = BTreeMap::new();
+        for index in self.indexes.all() {
+            let check = match index.ready() {
+                Ok(()) => {
+                    index.refresh()?;
+                    IndexCheck {
+                        diff: IndexDiff::between(&expected, &index.hashes()?),
+                        unavailable: None,
+                        built_with: index.built_with(),
+                    }
+                }
+                Err(why) => IndexCheck { unavailable: Some(why.0), ..IndexCheck::default() },
+            };
+            checks.insert(index.name().to_owned(), check);
+        }
+        Ok(VerifyReport::new(memories.len(), checks, unreadable))
+    }
+
+    /// Fixes whatever [`IndexedStore::verify`] finds, index by index.
+    pub(crate) fn repair(&self) -> Result<RepairReport> {
+        let report = self.verify()?;
+        let mut repair = RepairReport::default();
+        if report.is_consistent() {
+            return Ok(repair);
+        }
+        let _guard = self.lock.acquire()?;
+        let (mut all_stale, mut all_orphaned) = (Vec::new(), Vec::new());
+        for index in self.indexes.all() {
+            let Some(check) = report.indexes.get(index.name()) else { continue };
+            let (stale, orphaned) = check.diff.stale_and_orphaned();
+            if stale.is_empty() && orphaned.is_empty() {
+                continue;
+            }
+            let (stored, gone) = self.load(&stale)?;
+            let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
+            let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+            let _lagging = index.apply(&docs, &removed)?;
+            let counts = IndexRepair { reindexed: stale.len(), removed: orphaned.len() };
+            repair.indexes.insert(index.name().to_owned(), counts);
+            all_stale.extend(stale);
+            all_orphaned.extend(orphaned);
+        }
+        for keys in [&mut all_stale, &mut all_orphaned] {
+            keys.sort();
+            keys.dedup();
+        }
+        repair.reindexed = all_stale.len();
+        repair.removed = all_orphaned.len();
+        Ok(repair)
+    }
+
+    /// Brings the indexes level with changes made to the store behind memcore's back (notes
+    /// fetched from another clone, edits by other tools): only what changed since the last
+    /// sync when the store has a change feed, else a full [`IndexedStore::repair`].
+    pub(crate) fn sync(&self) -> Result<SyncReport> {
+        let full = |repaired: RepairReport| SyncReport {
+            synced: repaired.reindexed + repaired.removed,
+            full: true,
+        };
+        let Some(feed) = self.store.change_feed() else {
+            return Ok(full(self.repair()?));
+        };
+        let cursor = feed.cursor()?;
+        let cursor_file = self.dir.join(SYNC_CURSOR_FILE);
+        let saved = std::fs::read_to_string(&cursor_file).ok();
+        let changed = match saved.as_deref() {
+            Some(saved) if saved == cursor => return Ok(SyncReport::default()),
+            Some(saved) => feed.changed_since(saved).ok(),
+            None => None,
+        };
+        let report = match changed {
+            Some(keys) => {
+                let _guard = self.lock.acquire()?;
+                let stale = self.stale(&keys)?;
+                self.sync_keys(&stale)?;
+                SyncReport { synced: stale.len(), full: false }
+            }
+            None => full(self.repair()?),
+        };
+        write_atomic(&cursor_file, cursor.as_bytes())?;
+        Ok(report)
+    }
+
+    /// Those of `keys` whose full-text entry differs from the store: missing, stale, or left
+    /// behind by a memory that is gone (memcore's own writes are indexed already).
+    fn stale(&self, keys: &[MemoryRef]) -> Result<Vec<MemoryRef>> {
+        let indexed = self.indexes.text.hashes_of(keys)?;
+        let mut stale = Vec::new();
+        for key in keys {
+            let differs = match (self.store.get(key), indexed.get(key)) {
+                (Ok(memory), Some(hash)) => content_hash(&memory) != *hash,
+                (Err(Error::NotFound { .. } | Error::Corrupted { .. }), None) => false,
+                (Err(Error::NotFound { .. } | Error::Corrupted { .. }), Some(_)) => true,
+                (Ok(_), None) => true,
+                (Err(e), _) => return Err(e),
+            };
+            if differs {
+                stale.push(key.clone());
+            }
+        }
+        Ok(stale)
+    }
+
+    /// Brings `index` level with the reference index (full text): entries it lacks or holds
+    /// in another version are made from the store, entries the reference no longer has are
+    /// dropped. For an index that may lag (see [`crate::index::Applied::Lagging`]).
+    pub(crate) fn catch_up(&self, index: &dyn DerivedIndex) -> Result<Option<Maintenance>> {
+        let reference = self.indexes.reference().hashes()?;
+        let diff = IndexDiff::between(&reference, &index.hashes()?);
+        if diff.is_clean() {
+            return Ok(None);
+        }
+        let _guard = self.lock.acquire()?;
+        let (stale, orphaned) = diff.stale_and_orphaned();
+        let (stored, gone) = self.load(&stale)?;
+        let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
+        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+        let _lagging = index.apply(&docs, &removed)?;
+        Ok(Some(Maintenance::CaughtUp {
+            index: index.name().to_owned(),
+            indexed: docs.len(),
+            removed: removed.len(),
+        }))
+    }
+
+    /// Every readable memory of the store, and the errors of the unreadable ones.
+    pub(crate) fn scan_all(&self) -> Result<(Vec<Arc<Memory>>, Vec<Error>)> {
+        let mut memories = Vec::new();
+        let mut unreadable = Vec::new();
+        self.store.scan(None, &mut |item| {
+            match item {
+                Ok(memory) => memories.push(memory),
+                Err(e) => unreadable.push(e),
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok((memories, unreadable))
+    }
+}

@@ -1,0 +1,242 @@
+//! The write protocol: one function, [`IndexedStore::write`], that every write goes through.
+
+use std::sync::Arc;
+
+use super::IndexedStore;
+use crate::index::{Applied, IndexDoc, JournalEntry, Staged};
+use crate::store::{MemoryStore, PutMode, TrashEntry};
+use crate::{Category, Error, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
+
+/// What a store write changed, as the indexes must follow it.
+#[derive(Debug, Default)]
+pub(crate) struct Change<'a> {
+    /// Memories now stored (created or replaced).
+    pub(crate) stored: &'a [Memory],
+    /// Memories now gone.
+    pub(crate) removed: Vec<MemoryRef>,
+}
+
+impl Change<'_> {
+    /// Every key the change touches.
+    fn keys(&self) -> Vec<MemoryRef> {
+        self.stored.iter().map(Memory::reference).chain(self.removed.iter().cloned()).collect()
+    }
+}
+
+/// The result of a store write, which says what the indexes must do after it.
+pub(crate) trait Written {
+    /// The change to index.
+    fn change(&self) -> Change<'_>;
+}
+
+impl Written for Vec<Memory> {
+    fn change(&self) -> Change<'_> {
+        Change { stored: self, removed: Vec::new() }
+    }
+}
+
+impl Written for Memory {
+    fn change(&self) -> Change<'_> {
+        Change { stored: std::slice::from_ref(self), removed: Vec::new() }
+    }
+}
+
+impl Written for TrashEntry {
+    fn change(&self) -> Change<'_> {
+        Change { stored: &[], removed: vec![self.reference.clone()] }
+    }
+}
+
+/// The memory a write of one memory (`what`) stored.
+fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
+    stored
+        .pop()
+        .ok_or_else(|| Error::index(format!("{what} stored nothing"), None, "report this as a bug"))
+}
+
+impl IndexedStore {
+    /// Stores validated memories (attached to the commit `rev` when given) and indexes them.
+    pub(crate) fn put_many(
+        &self,
+        memories: Vec<Memory>,
+        mode: PutMode,
+        rev: Option<&str>,
+    ) -> Result<Vec<Memory>> {
+        let keys: Vec<MemoryRef> = memories.iter().map(Memory::reference).collect();
+        let at = match rev {
+            Some(rev) => Some((self.capability_commits()?, rev)),
+            None => None,
+        };
+        self.write(Some(&keys), &memories, |store| match at {
+            Some((commits, rev)) => commits.put_many_at(memories.clone(), rev, mode),
+            None => store.put_many(memories.clone(), mode),
+        })
+    }
+
+    /// Stores one validated memory; see [`IndexedStore::put_many`].
+    pub(crate) fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
+        the_one(self.put_many(vec![memory], mode, None)?, "put")
+    }
+
+    /// Applies `change` to the memory `reference` names, as of `now`.
+    pub(crate) fn update(
+        &self,
+        reference: &MemoryRef,
+        change: &MemoryUpdate,
+        now: Timestamp,
+    ) -> Result<Memory> {
+        let keys = self.key_of(reference);
+        self.write(Some(&keys), &[], |store| store.update(reference, change, now))
+    }
+
+    /// Moves the memory `reference` names to the trash.
+    pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
+        let keys = self.key_of(reference);
+        self.write(Some(&keys), &[], |store| store.delete(reference, now))
+    }
+
+    /// Brings the most recently deleted memory `reference` names back from the trash.
+    pub(crate) fn restore(&self, reference: &MemoryRef) -> Result<Memory> {
+        // A bare id's collection is known only once restored: then the journal record follows
+        // the store write (repair covers a crash in between).
+        let keys = reference.is_qualified().then(|| vec![reference.clone()]);
+        self.write(keys.as_deref(), &[], |store| store.restore(reference).map(Arc::unwrap_or_clone))
+    }
+
+    /// The index key of the memory `reference` names, when it can be known beforehand.
+    fn key_of(&self, reference: &MemoryRef) -> Vec<MemoryRef> {
+        if reference.is_qualified() {
+            return vec![reference.clone()];
+        }
+        self.store.get(reference).map(|memory| vec![memory.reference()]).unwrap_or_default()
+    }
+
+    /// The store's commit attachment, or the unsupported error (found before anything is
+    /// written).
+    fn capability_commits(&self) -> Result<&dyn crate::store::CommitAttachment> {
+        self.store.commits().ok_or_else(|| {
+            Error::unsupported(
+                "storing a memory at a commit",
+                self.store.backend(),
+                "use the git-notes backend, or store the memory without a commit",
+            )
+        })
+    }
+
+    /// Runs one store write under the protocol and brings every index level with it.
+    ///
+    /// - Takes the index lock and journals `keys` (or, when they cannot be known beforehand,
+    ///   the keys of the change, right after the store write).
+    /// - With memories to `stage`, the store writes on a second thread while this one
+    ///   prepares every index's entries for them; they are published once the write is
+    ///   durable (rebuilt first for memories the store changed).
+    /// - Otherwise the change the write reports ([`Written`]) is applied to every index.
+    /// - A write the store refused clears its record and leaves the indexes untouched; a
+    ///   storage failure (which may follow a partial write) re-indexes the journaled keys
+    ///   from what the store now holds.
+    /// - An index failure keeps the record, so the next open or search finishes the work.
+    pub(crate) fn write<T: Written + Send>(
+        &self,
+        keys: Option<&[MemoryRef]>,
+        stage: &[Memory],
+        write: impl Fn(&dyn MemoryStore) -> Result<T> + Sync,
+    ) -> Result<T> {
+        let _guard = self.lock.acquire()?;
+        let entry = keys.map(|keys| self.journal.begin(keys)).transpose()?;
+        let store = self.store.as_ref();
+        let (staged, written) = if stage.is_empty() {
+            (None, write(store))
+        } else {
+            std::thread::scope(|scope| {
+                let writing = std::thread::Builder::new().spawn_scoped(scope, || write(store));
+                let docs: Vec<IndexDoc> = stage.iter().map(IndexDoc::of).collect();
+                let entries: Vec<Box<dyn Staged + '_>> =
+                    self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
+                let written = match writing {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        Err(Error::storage(
+                            "the store write panicked",
+                            None,
+                            "report this as a bug",
+                        ))
+                    }),
+                    // Without a thread (the system refused one), the store writes after.
+                    Err(_) => write(store),
+                };
+                (Some((docs, entries)), written)
+            })
+        };
+        let value = match written {
+            Ok(value) => value,
+            Err(e) => {
+                drop(staged);
+                return Err(self.recover(entry, e)?);
+            }
+        };
+        let change = value.change();
+        let entry = match entry {
+            Some(entry) => entry,
+            None => self.journal.begin(&change.keys())?,
+        };
+        match staged {
+            Some((docs, entries)) if change.stored.len() == stage.len() => {
+                self.publish(docs, entries, stage, change.stored)?;
+            }
+            staged => {
+                drop(staged);
+                self.apply(change.stored, &change.removed)?;
+            }
+        }
+        self.journal.end(entry)?;
+        Ok(value)
+    }
+
+    /// Publishes staged entries for what the store durably holds now (`stored`, in the order
+    /// of `stage`); entries of memories the store changed are rebuilt first.
+    fn publish(
+        &self,
+        mut docs: Vec<IndexDoc>,
+        entries: Vec<Box<dyn Staged + '_>>,
+        stage: &[Memory],
+        stored: &[Memory],
+    ) -> Result<()> {
+        let changed: Vec<usize> = (0..stored.len()).filter(|&i| stored[i] != stage[i]).collect();
+        let mut replaced = Vec::new();
+        for &i in &changed {
+            let doc = IndexDoc::of(&stored[i]);
+            if doc.meta.key != docs[i].meta.key {
+                replaced.push(docs[i].meta.key.clone());
+            }
+            docs[i] = doc;
+        }
+        for staged in entries {
+            // A lagging index catches up from the store when it is next used.
+            let _lagging: Applied = staged.publish(&docs, &changed, &replaced)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `stored` into every index and removes `removed` (the caller holds the lock).
+    pub(crate) fn apply(&self, stored: &[Memory], removed: &[MemoryRef]) -> Result<()> {
+        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+        for index in self.indexes.all() {
+            // A lagging index catches up from the store when it is next used.
+            let _lagging: Applied = index.apply(&docs, removed)?;
+        }
+        Ok(())
+    }
+
+    /// After a store write failed with `e`: a storage failure may come after part of the
+    /// write reached the disk (a batch cut short, a git autocommit that failed), so the
+    /// journaled keys are indexed from what the store now holds; any other error was found
+    /// before writing, and its journal record is simply cleared. Returns `e`.
+    fn recover(&self, entry: Option<JournalEntry>, e: Error) -> Result<Error> {
+        let Some(entry) = entry else { return Ok(e) };
+        if e.category() == Category::Storage {
+            self.replay_locked()?;
+        } else {
+            self.journal.end(entry)?;
+        }
+        Ok(e)
+    }
+}

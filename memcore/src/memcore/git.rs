@@ -1,0 +1,70 @@
+//! What only git-backed stores can do: attach memories to commits, and hydrate a memory with
+//! its note, commit and changed files (seed 002).
+
+use std::sync::Arc;
+
+use super::Memcore;
+use crate::git::{Hydrated, HydrationLevel};
+use crate::store::PutMode;
+use crate::{Error, IntoMemoryRef, Memory, NewMemory, Result};
+
+impl Memcore {
+    /// Stores a memory attached to the commit `rev` (any revision: `HEAD~1`, a commit id, a
+    /// tag) instead of the one `git_notes.commit` names; otherwise as [`Memcore::put_with`].
+    /// Only the git-notes backend attaches memories to commits; the others return
+    /// [`Error::Unsupported`] and write nothing.
+    ///
+    /// ```
+    /// use memcore::{Backend, Memcore, NewMemory, PutMode};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let repo = git2::Repository::init(dir.path())?;
+    /// # let sig = git2::Signature::now("t", "t@example.com")?;
+    /// # let tree = repo.find_tree(repo.index()?.write_tree()?)?;
+    /// # let first = repo.commit(Some("HEAD"), &sig, &sig, "first", &tree, &[])?;
+    /// # let parent = repo.find_commit(first)?;
+    /// # repo.commit(Some("HEAD"), &sig, &sig, "second", &tree, &[&parent])?;
+    /// let memcore = Memcore::builder().path(dir.path()).backend(Backend::GitNotes).open()?;
+    /// let memory = NewMemory::new("The parser landed here.").collection("progress");
+    /// let stored = memcore.put_at(memory, "HEAD~1", PutMode::CreateOnly)?;
+    /// assert_eq!(stored.id.as_str(), format!("progress:{first}:0"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn put_at(&self, memory: NewMemory, rev: &str, mode: PutMode) -> Result<Memory> {
+        let mut stored = self.put_many_at(vec![memory], rev, mode)?;
+        stored.pop().ok_or_else(|| Error::index("put stored nothing", None, "report this as a bug"))
+    }
+
+    /// [`Memcore::put_many_with`], attaching the memories to the commit `rev` as
+    /// [`Memcore::put_at`] does.
+    pub fn put_many_at(
+        &self,
+        memories: Vec<NewMemory>,
+        rev: &str,
+        mode: PutMode,
+    ) -> Result<Vec<Memory>> {
+        self.indexed.put_many(self.validate(memories)?, mode, Some(rev))
+    }
+
+    /// The memory `reference` names with as much context as `level` asks for (seed 002's
+    /// progressive hydration): with the git-notes backend the whole note and its commit, then
+    /// the files that commit changed; every backend has the summary level.
+    pub fn hydrate(
+        &self,
+        reference: impl IntoMemoryRef,
+        level: HydrationLevel,
+    ) -> Result<Hydrated> {
+        let reference = reference.into_memory_ref()?;
+        let store = self.indexed.store();
+        match (store.hydration(), level) {
+            (Some(hydration), _) => hydration.hydrate(&reference, level),
+            (None, HydrationLevel::Summary) => {
+                Ok(Hydrated::summary(Arc::unwrap_or_clone(store.get(&reference)?)))
+            }
+            (None, _) => Err(Error::unsupported(
+                "hydrate beyond the summary level",
+                store.backend(),
+                "use the git-notes backend for commit and file context",
+            )),
+        }
+    }
+}

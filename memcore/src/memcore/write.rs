@@ -1,0 +1,58 @@
+//! Writing memories: put (one, many, create-only), update, delete and restore. Each is one
+//! call of the write protocol ([`crate::indexed`]), which keeps every index level.
+
+use super::Memcore;
+use crate::store::{PutMode, TrashEntry};
+use crate::{IntoMemoryRef, Memory, MemoryUpdate, NewMemory, Result};
+
+impl Memcore {
+    /// Stores a memory, replacing one with the same id in the same collection.
+    pub fn put(&self, memory: NewMemory) -> Result<Memory> {
+        self.put_with(memory, PutMode::Upsert)
+    }
+
+    /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
+    pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
+        self.indexed.put(self.complete(memory, self.now())?, mode)
+    }
+
+    /// Stores several memories, writing, embedding and indexing them in batches (much faster
+    /// than one `put` each). Every memory is validated, and with [`PutMode::CreateOnly`]
+    /// checked for conflicts, before anything is written.
+    pub fn put_many(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
+        self.put_many_with(memories, PutMode::Upsert)
+    }
+
+    /// [`Memcore::put_many`]; with [`PutMode::CreateOnly`] a memory that exists already (or
+    /// twice in the batch) is a conflict and nothing of the batch is written.
+    pub fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
+        self.indexed.put_many(self.validate(memories)?, mode, None)
+    }
+
+    /// New memories as the store takes them: validated, with defaults and timestamps.
+    pub(super) fn validate(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
+        let now = self.now();
+        memories.into_iter().map(|memory| self.complete(memory, now)).collect()
+    }
+
+    /// A new memory as the store takes it, written at `now`.
+    fn complete(&self, memory: NewMemory, now: crate::Timestamp) -> Result<Memory> {
+        let config = self.config();
+        memory.into_memory(&config.default_collection, &config.limits, now)
+    }
+
+    /// Changes the memory `reference` names; see [`MemoryUpdate`].
+    pub fn update(&self, reference: impl IntoMemoryRef, change: MemoryUpdate) -> Result<Memory> {
+        self.indexed.update(&reference.into_memory_ref()?, &change, self.now())
+    }
+
+    /// Moves the memory `reference` names to the trash.
+    pub fn delete(&self, reference: impl IntoMemoryRef) -> Result<TrashEntry> {
+        self.indexed.delete(&reference.into_memory_ref()?, self.now())
+    }
+
+    /// Brings the most recently deleted memory `reference` names back from the trash.
+    pub fn restore(&self, reference: impl IntoMemoryRef) -> Result<Memory> {
+        self.indexed.restore(&reference.into_memory_ref()?)
+    }
+}
