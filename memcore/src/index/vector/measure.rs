@@ -19,6 +19,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::graph::GraphHandle;
 use super::tests::{k, meta};
 use super::*;
 

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use chrono::DateTime;
 
+use super::graph::GraphHandle;
 use super::*;
 use crate::{Category, MemoryRef, Status};
 

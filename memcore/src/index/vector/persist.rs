@@ -1,0 +1,196 @@
+//! Following the log on disk: appending a batch (cutting a torn tail first), reading what
+//! other processes appended, reloading a log that was replaced, and compacting one whose dead
+//! rows passed the threshold.
+
+use std::io::ErrorKind;
+
+use super::log::{self, FileId, Header, HeaderRead};
+use super::state::{LogPos, State};
+use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph};
+use crate::Error;
+use crate::Result;
+use crate::store::fsutil::create_private_dir_all;
+
+impl VectorIndex {
+    /// A header for a new log of this index.
+    pub(super) fn header(&self) -> Header {
+        Header {
+            dimension: self.dimension,
+            model_id: self.model_id.clone(),
+            generation: fresh_generation(),
+        }
+    }
+
+    /// Catches up with the log, then appends `buf` (encoded records) and applies it.
+    pub(super) fn write(&self, buf: &[u8]) -> Result<()> {
+        let mut state = self.state.write();
+        self.catch_up(&mut state)?;
+        self.append(&mut state, buf)
+    }
+
+    /// Appends `buf` to the log (creating the log if it vanished), applies it, compacts when
+    /// due and feeds the graph. The caller has caught up.
+    pub(super) fn append(&self, state: &mut State, buf: &[u8]) -> Result<()> {
+        if state.log.is_none() {
+            create_private_dir_all(&self.dir)?;
+            log::create(&self.dir, &self.path, &self.header())?;
+            self.reload(state)?;
+        }
+        let Some(pos) = state.log else {
+            return Err(Error::index(
+                format!("the vector index {} vanished while being written", self.path.display()),
+                None,
+                REBUILD,
+            ));
+        };
+        let end = log::append(&self.path, pos.id, pos.offset, buf)?;
+        self.apply_bytes(state, buf)?;
+        state.log = Some(LogPos { offset: end, seen_len: end, ..pos });
+        if self.compaction_due(state) {
+            self.compact(state)?;
+        }
+        self.tend_graph(state);
+        Ok(())
+    }
+
+    /// Applies records just written (decoding them as a reader would).
+    pub(super) fn apply_bytes(&self, state: &mut State, buf: &[u8]) -> Result<()> {
+        let len = buf.len() as u64;
+        let end =
+            log::read_records(&mut &*buf, &self.path, 0, len, self.dimension, &mut |entry| {
+                state.apply(entry)
+            })?;
+        if end != buf.len() as u64 {
+            return Err(Error::index(
+                "the vector index wrote a record it cannot read",
+                None,
+                REBUILD,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the log file changed since it was last read.
+    pub(super) fn log_changed(&self, state: &State) -> Result<bool> {
+        match std::fs::metadata(&self.path) {
+            Ok(meta) => Ok(match state.log {
+                Some(pos) => FileId::of(&meta) != pos.id || meta.len() != pos.seen_len,
+                None => true,
+            }),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(state.log.is_some()),
+            Err(e) => {
+                Err(Error::io(format!("reading the vector index {}", self.path.display()), e))
+            }
+        }
+    }
+
+    /// Brings `state` level with the log file: reads the new tail, or everything when the
+    /// file was replaced.
+    pub(super) fn catch_up(&self, state: &mut State) -> Result<()> {
+        if !self.log_changed(state)? {
+            return Ok(());
+        }
+        let Some(pos) = state.log else {
+            return self.reload(state);
+        };
+        let Some((file, id, len)) = log::open(&self.path)? else {
+            state.reset(None);
+            return Ok(());
+        };
+        if id != pos.id || len < pos.offset {
+            return self.reload(state);
+        }
+        let end = log::read_file_records(
+            &file,
+            &self.path,
+            pos.offset,
+            len,
+            self.dimension,
+            &mut |entry| state.apply(entry),
+        )?;
+        state.log = Some(LogPos { offset: end, seen_len: len, ..pos });
+        Ok(())
+    }
+
+    /// Reads the whole log into `state` (keeping the graph if the generation is unchanged).
+    pub(super) fn reload(&self, state: &mut State) -> Result<()> {
+        let Some((file, id, len)) = log::open(&self.path)? else {
+            state.reset(None);
+            return Ok(());
+        };
+        let io_failed =
+            |e| Error::io(format!("reading the vector index {}", self.path.display()), e);
+        let (header, start) = match Header::read(&file).map_err(io_failed)? {
+            HeaderRead::Valid(header, start) => (header, start),
+            HeaderRead::Unusable(why) => {
+                return Err(Error::index(
+                    format!("the vector index {} is unusable: {why}", self.path.display()),
+                    None,
+                    REBUILD,
+                ));
+            }
+        };
+        if header.model_id != self.model_id || header.dimension != self.dimension {
+            let changed = ModelChanged {
+                found_model: header.model_id,
+                found_dimension: header.dimension,
+                wanted_model: self.model_id.clone(),
+                wanted_dimension: self.dimension,
+            };
+            return Err(Error::index(
+                format!("{changed}: every memory must be embedded again"),
+                Some(Box::new(changed)),
+                REBUILD,
+            ));
+        }
+        let mut fresh = State::default();
+        let end =
+            log::read_file_records(&file, &self.path, start, len, self.dimension, &mut |entry| {
+                fresh.apply(entry)
+            })?;
+        fresh.log = Some(LogPos { id, generation: header.generation, offset: end, seen_len: len });
+        fresh.graph_wanted = state.graph_wanted;
+        fresh.bad_dumps = std::mem::take(&mut state.bad_dumps);
+        fresh.graph_failures = state.graph_failures;
+        if state.generation() == Some(header.generation) {
+            fresh.graph = state.graph.take();
+        }
+        *state = fresh;
+        Ok(())
+    }
+
+    /// Whether enough rows are dead to rewrite the log.
+    pub(super) fn compaction_due(&self, state: &State) -> bool {
+        state.dead >= self.options.compact_min_dead
+            && state.dead as f64 >= self.options.compact_ratio * state.row_count() as f64
+    }
+
+    /// Rewrites the log with the live rows only, in row order, under a new generation; drops
+    /// the graph (its ids were the old row numbers) and the old dumps.
+    pub(super) fn compact(&self, state: &mut State) -> Result<()> {
+        let header = self.header();
+        let dim = self.dimension;
+        let live: Vec<usize> =
+            (0..state.row_count()).filter(|&r| state.metas[r].is_some()).collect();
+        let mut encode_failure = None;
+        log::replace(&self.dir, &self.path, &header, |out| {
+            let mut buf = Vec::with_capacity(64 * 1024);
+            for &row in &live {
+                let Some(meta) = &state.metas[row] else { continue };
+                if let Err(e) = log::encode_add(&mut buf, meta, state.vector(row, dim)) {
+                    encode_failure = Some(e);
+                    return Err(std::io::Error::other("encoding failed"));
+                }
+                if buf.len() >= 1 << 20 {
+                    out.write_all(&buf)?;
+                    buf.clear();
+                }
+            }
+            out.write_all(&buf)
+        })
+        .map_err(|e| encode_failure.take().unwrap_or(e))?;
+        graph::discard_dump(&self.graph_dir);
+        state.graph = None;
+        self.reload(state)
+    }
+}

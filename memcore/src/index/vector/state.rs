@@ -1,0 +1,105 @@
+//! The in-memory image of the vector log: rows, their metadata, the guard sample, the key map
+//! and the graph, as a process has read them.
+
+use std::collections::HashMap;
+
+use super::graph::GraphHandle;
+use super::log::{self, Entry, FileId};
+use super::{DocMeta, GUARD_STRIDE};
+use crate::MemoryRef;
+
+/// Where a process is in the log.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LogPos {
+    /// The file read.
+    pub(super) id: FileId,
+    /// Its generation.
+    pub(super) generation: u64,
+    /// End of the last intact record applied.
+    pub(super) offset: u64,
+    /// File length when last read (a torn tail is not re-read until the length changes).
+    pub(super) seen_len: u64,
+}
+
+/// The in-memory image of the log.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    /// The log read, `None` when there is no log file (yet, or any more).
+    pub(super) log: Option<LogPos>,
+    /// Every row's vector, row-major, including removed rows (until compaction).
+    pub(super) rows: Vec<f32>,
+    /// Every row's metadata; `None` once removed or replaced.
+    pub(super) metas: Vec<Option<DocMeta>>,
+    /// The vectors of rows 0, [`GUARD_STRIDE`], 2 x [`GUARD_STRIDE`]..., contiguous: the
+    /// guard's sample, scanned at the speed of contiguous rows (strided reads of `rows` cost
+    /// three times as much).
+    pub(super) guard: Vec<f32>,
+    /// Live key -> row.
+    pub(super) by_key: HashMap<MemoryRef, u32>,
+    /// Rows removed or replaced.
+    pub(super) dead: usize,
+    /// The HNSW graph, when one runs.
+    pub(super) graph: Option<GraphHandle>,
+    /// A search found the index large enough for a graph.
+    pub(super) graph_wanted: bool,
+    /// Dumps that failed to load in this process (not tried again).
+    pub(super) bad_dumps: Vec<String>,
+    /// Graph threads that failed in this process.
+    pub(super) graph_failures: u32,
+}
+
+impl State {
+    /// Number of rows, live or not.
+    pub(super) fn row_count(&self) -> usize {
+        self.metas.len()
+    }
+
+    /// The log generation, if there is a log.
+    pub(super) fn generation(&self) -> Option<u64> {
+        self.log.map(|pos| pos.generation)
+    }
+
+    /// The vector of `row`.
+    pub(super) fn vector(&self, row: usize, dim: usize) -> &[f32] {
+        &self.rows[row * dim..(row + 1) * dim]
+    }
+
+    /// Applies one log entry (replay and fresh writes go through here alike).
+    pub(super) fn apply(&mut self, entry: Entry<'_>) {
+        match entry {
+            Entry::Add { meta, vector } => {
+                let row = self.metas.len() as u32;
+                log::decode_vector(vector, &mut self.rows);
+                if (row as usize).is_multiple_of(GUARD_STRIDE) {
+                    log::decode_vector(vector, &mut self.guard);
+                }
+                if let Some(old) = self.by_key.insert(meta.key.clone(), row) {
+                    self.kill(old);
+                }
+                self.metas.push(Some(meta));
+            }
+            Entry::Remove { key } => {
+                // A key that does not parse was never added (adds carry parsed keys).
+                let removed = key.parse::<MemoryRef>().ok().and_then(|k| self.by_key.remove(&k));
+                if let Some(old) = removed {
+                    self.kill(old);
+                }
+            }
+        }
+    }
+
+    /// Marks `row` removed.
+    pub(super) fn kill(&mut self, row: u32) {
+        if let Some(meta) = self.metas.get_mut(row as usize)
+            && meta.take().is_some()
+        {
+            self.dead += 1;
+        }
+    }
+
+    /// Forgets every row (the graph too).
+    pub(super) fn reset(&mut self, log: Option<LogPos>) {
+        let bad_dumps = std::mem::take(&mut self.bad_dumps);
+        *self = Self { log, bad_dumps, graph_failures: self.graph_failures, ..Self::default() };
+    }
+}
