@@ -139,8 +139,10 @@ impl Memcore {
 ///
 /// # Errors
 ///
-/// [`Error::Request`] naming the field that does not fit, and how; [`Error::Validation`] for
-/// a value a record's own parser refuses (a malformed filter or reference).
+/// [`Error::Request`] naming the field that does not fit and how: an unknown or missing field,
+/// a value of the wrong type, or one its field's own parser refuses (an unknown status, a time
+/// that is not RFC 3339, a malformed filter or reference). Rules checked once the record is
+/// read (a limit out of range, a bad id) are the operation's [`Error::Validation`].
 pub fn parse_request<R: DeserializeOwned>(operation: &str, request: Value) -> Result<R> {
     let fields = match request {
         Value::Object(fields) => fields,

@@ -5,9 +5,12 @@
 //! the next open or search by re-reading those memories from the store, which is idempotent:
 //! whatever the crash interrupted, the indexes end up matching the store.
 //!
+//! A key is a [`MemoryRef`]: `collection/id`, or a bare id when the writer could not know the
+//! collection beforehand (restoring or deleting by id); replay resolves those.
+//!
 //! A record is one file in the journal directory, in one of two forms:
-//! - a single key is the file's name (`collection@id`, empty file): durable with one
-//!   directory sync, so a single write pays nothing more than that;
+//! - a single key is the file's name (`collection@id`, or `@id` for a bare id; empty file):
+//!   durable with one directory sync, so a single write pays nothing more than that;
 //! - several keys are the lines of one batch file (`batch-<pid>-<time>-<n>`, ending with a
 //!   [`COMPLETE`] line), synced before its directory: a batch of thousands creates and removes
 //!   one file, not thousands (creating and unlinking a file per memory was the largest single
@@ -75,7 +78,7 @@ impl Journal {
         let path = match keys {
             [] => return Ok(Entry { path: None }),
             [key] => {
-                let path = self.dir.join(key.to_string().replacen('/', &SEPARATOR.to_string(), 1));
+                let path = self.dir.join(record_name(key));
                 fs::write(&path, b"").map_err(|e| self.write_failed(&path, e))?;
                 path
             }
@@ -123,13 +126,10 @@ impl Journal {
             let Ok(name) = entry.file_name().into_string() else { continue };
             if name.starts_with(BATCH_PREFIX) {
                 pending.keys.extend(batch_keys(&entry.path())?);
-            } else if name.contains(SEPARATOR) {
-                // A record name that is no key was not written by memcore: leave it be.
-                match name.replacen(SEPARATOR, "/", 1).parse() {
-                    Ok(key) => pending.keys.push(key),
-                    Err(_) => continue,
-                }
+            } else if let Some(key) = key_of_record(&name) {
+                pending.keys.push(key);
             } else {
+                // Not a record memcore wrote: leave it be.
                 continue;
             }
             pending.files.push(entry.path());
@@ -147,6 +147,21 @@ impl Journal {
     fn write_failed(&self, path: &Path, e: std::io::Error) -> Error {
         Error::io(format!("writing index journal {}", path.display()), e)
     }
+}
+
+/// The file name of a single-key record: `collection@id`, or `@id` for a bare id.
+fn record_name(key: &MemoryRef) -> String {
+    match key.collection() {
+        Some(collection) => format!("{collection}{SEPARATOR}{}", key.id()),
+        None => format!("{SEPARATOR}{}", key.id()),
+    }
+}
+
+/// The key a single-key record's file name names, if it is one.
+fn key_of_record(name: &str) -> Option<MemoryRef> {
+    let (collection, id) = name.split_once(SEPARATOR)?;
+    let text = if collection.is_empty() { id.to_owned() } else { format!("{collection}/{id}") };
+    text.parse().ok()
 }
 
 /// The keys of a batch record; none when it was cut short (or vanished: replayed meanwhile).
@@ -191,9 +206,11 @@ mod tests {
     fn single_and_batch_records_round_trip() {
         let (_dir, journal) = journal();
         let single = journal.begin(&keys(&["memory/a.b"])).unwrap();
+        let bare = journal.begin(&keys(&["lonely"])).unwrap();
         let batch = journal.begin(&keys(&["notes/x:y:0", "memory/a.b"])).unwrap();
         let none = journal.begin(&[]).unwrap();
-        assert_eq!(journal.pending().unwrap().keys, keys(&["memory/a.b", "notes/x:y:0"]));
+        assert_eq!(journal.pending().unwrap().keys, keys(&["lonely", "memory/a.b", "notes/x:y:0"]));
+        journal.end(bare).unwrap();
         journal.end(single).unwrap();
         journal.end(none).unwrap();
         assert_eq!(journal.pending().unwrap().keys, keys(&["memory/a.b", "notes/x:y:0"]));

@@ -75,10 +75,41 @@ impl IndexedStore {
     }
 
     /// Makes the index entries of `keys` match the store in every index (caller holds the
-    /// lock): re-indexes the memories that exist, drops the others.
+    /// lock): re-indexes the memories that exist, drops the others. A bare id stands for
+    /// every memory with that id, in the store or in the indexes.
     pub(crate) fn sync_keys(&self, keys: &[MemoryRef]) -> Result<()> {
-        let (stored, removed) = self.load(keys)?;
+        let (stored, removed) = self.load(&self.qualify(keys)?)?;
         self.apply(&stored, &removed)
+    }
+
+    /// `keys` with every bare id replaced by the keys it may stand for: the memories with that
+    /// id the store holds, and the entries with that id the full-text index holds.
+    fn qualify(&self, keys: &[MemoryRef]) -> Result<Vec<MemoryRef>> {
+        let mut qualified = Vec::with_capacity(keys.len());
+        for key in keys {
+            if key.is_qualified() {
+                qualified.push(key.clone());
+                continue;
+            }
+            qualified.extend(self.indexes.text.keys_with_id(key.id())?);
+            match self.store.get(key) {
+                Ok(memory) => qualified.push(memory.reference()),
+                Err(Error::NotFound { .. } | Error::Corrupted { .. }) => {}
+                // Held by several collections: each of them.
+                Err(Error::Conflict { .. }) => {
+                    for collection in self.store.collections()? {
+                        let candidate = MemoryRef::new(collection, key.id().clone());
+                        if self.store.get(&candidate).is_ok() {
+                            qualified.push(candidate);
+                        }
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        qualified.sort();
+        qualified.dedup();
+        Ok(qualified)
     }
 
     /// The memories `keys` name as the store holds them, and the keys with no (readable)

@@ -16,13 +16,6 @@ pub(crate) struct Change<'a> {
     pub(crate) removed: Vec<MemoryRef>,
 }
 
-impl Change<'_> {
-    /// Every key the change touches.
-    fn keys(&self) -> Vec<MemoryRef> {
-        self.stored.iter().map(Memory::reference).chain(self.removed.iter().cloned()).collect()
-    }
-}
-
 /// The result of a store write, which says what the indexes must do after it.
 pub(crate) trait Written {
     /// The change to index.
@@ -67,7 +60,7 @@ impl IndexedStore {
             Some(rev) => Some((self.capability_commits()?, rev)),
             None => None,
         };
-        self.write(Some(&keys), &memories, |store| match at {
+        self.write(&keys, &memories, |store| match at {
             Some((commits, rev)) => commits.put_many_at(memories.clone(), rev, mode),
             None => store.put_many(memories.clone(), mode),
         })
@@ -85,30 +78,21 @@ impl IndexedStore {
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
-        let keys = self.key_of(reference);
-        self.write(Some(&keys), &[], |store| store.update(reference, change, now))
+        self.write(std::slice::from_ref(reference), &[], |store| {
+            store.update(reference, change, now)
+        })
     }
 
     /// Moves the memory `reference` names to the trash.
     pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
-        let keys = self.key_of(reference);
-        self.write(Some(&keys), &[], |store| store.delete(reference, now))
+        self.write(std::slice::from_ref(reference), &[], |store| store.delete(reference, now))
     }
 
     /// Brings the most recently deleted memory `reference` names back from the trash.
     pub(crate) fn restore(&self, reference: &MemoryRef) -> Result<Memory> {
-        // A bare id's collection is known only once restored: then the journal record follows
-        // the store write (repair covers a crash in between).
-        let keys = reference.is_qualified().then(|| vec![reference.clone()]);
-        self.write(keys.as_deref(), &[], |store| store.restore(reference).map(Arc::unwrap_or_clone))
-    }
-
-    /// The index key of the memory `reference` names, when it can be known beforehand.
-    fn key_of(&self, reference: &MemoryRef) -> Vec<MemoryRef> {
-        if reference.is_qualified() {
-            return vec![reference.clone()];
-        }
-        self.store.get(reference).map(|memory| vec![memory.reference()]).unwrap_or_default()
+        self.write(std::slice::from_ref(reference), &[], |store| {
+            store.restore(reference).map(Arc::unwrap_or_clone)
+        })
     }
 
     /// The store's commit attachment, or the unsupported error (found before anything is
@@ -125,8 +109,8 @@ impl IndexedStore {
 
     /// Runs one store write under the protocol and brings every index level with it.
     ///
-    /// - Takes the index lock and journals `keys` (or, when they cannot be known beforehand,
-    ///   the keys of the change, right after the store write).
+    /// - Takes the index lock and journals `keys` (a bare id stands for whichever collection
+    ///   the store finds it in; a replay resolves it).
     /// - With memories to `stage`, the store writes on a second thread while this one
     ///   prepares every index's entries for them; they are published once the write is
     ///   durable (rebuilt first for memories the store changed).
@@ -137,12 +121,12 @@ impl IndexedStore {
     /// - An index failure keeps the record, so the next open or search finishes the work.
     pub(crate) fn write<T: Written + Send>(
         &self,
-        keys: Option<&[MemoryRef]>,
+        keys: &[MemoryRef],
         stage: &[Memory],
         write: impl Fn(&dyn MemoryStore) -> Result<T> + Sync,
     ) -> Result<T> {
         let _guard = self.lock.acquire()?;
-        let entry = keys.map(|keys| self.journal.begin(keys)).transpose()?;
+        let entry = self.journal.begin(keys)?;
         let store = self.store.as_ref();
         let (staged, written) = if stage.is_empty() {
             (None, write(store))
@@ -174,10 +158,6 @@ impl IndexedStore {
             }
         };
         let change = value.change();
-        let entry = match entry {
-            Some(entry) => entry,
-            None => self.journal.begin(&change.keys())?,
-        };
         match staged {
             Some((docs, entries)) if change.stored.len() == stage.len() => {
                 self.publish(docs, entries, stage, change.stored)?;
@@ -230,8 +210,7 @@ impl IndexedStore {
     /// write reached the disk (a batch cut short, a git autocommit that failed), so the
     /// journaled keys are indexed from what the store now holds; any other error was found
     /// before writing, and its journal record is simply cleared. Returns `e`.
-    fn recover(&self, entry: Option<JournalEntry>, e: Error) -> Result<Error> {
-        let Some(entry) = entry else { return Ok(e) };
+    fn recover(&self, entry: JournalEntry, e: Error) -> Result<Error> {
         if e.category() == Category::Storage {
             self.replay_locked()?;
         } else {

@@ -253,6 +253,13 @@ impl TextIndex {
         Ok(self.collect(&query)?.into_iter().collect())
     }
 
+    /// The keys of the documents whose id is `id`, in any collection.
+    pub(crate) fn keys_with_id(&self, id: &crate::MemoryId) -> Result<Vec<MemoryRef>> {
+        let term = Term::from_field_text(self.fields.id, id.as_str());
+        let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+        Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
+    }
+
     /// Every `(key, content hash)` in the index, sorted by key.
     #[cfg(test)]
     pub(crate) fn all_keys(&self) -> Result<Vec<(MemoryRef, String)>> {

@@ -1,0 +1,208 @@
+//! Faults injected through the public store trait: a [`MemoryStore`] wrapper that fails its
+//! Nth write (refusing it, failing after part of a batch, or failing after the write landed,
+//! as a crash between the store and the indexes would), opened with
+//! [`memcore::MemcoreBuilder::store`]. After every fault the indexes agree with the store, at
+//! once and after reopening, and no acknowledged write is lost.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use memcore::{
+    Collection, Config, EmbeddingConfig, Error, FileStore, ListOptions, Memcore, Memory, MemoryRef,
+    MemoryStore, MemoryUpdate, NewMemory, PutMode, Query, SearchMode, Timestamp, TrashEntry,
+    Visitor,
+};
+
+/// How the failing write fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Nothing is written.
+    Refuse,
+    /// A batch writes its first memory, then fails.
+    Partial,
+    /// The write lands, then an error comes back.
+    AfterWrite,
+}
+
+/// A file store whose `fail_at`-th write fails as `fault` says.
+#[derive(Debug)]
+struct Faulty {
+    inner: FileStore,
+    writes: AtomicUsize,
+    fail_at: usize,
+    fault: Fault,
+}
+
+fn injected() -> Error {
+    Error::storage("injected fault", None, "this is a test")
+}
+
+impl Faulty {
+    /// Runs the write `op`, failing it when it is the chosen one.
+    fn write<T>(&self, op: impl FnOnce(&FileStore) -> memcore::Result<T>) -> memcore::Result<T> {
+        let n = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
+        if n != self.fail_at {
+            return op(&self.inner);
+        }
+        match self.fault {
+            Fault::Refuse => Err(injected()),
+            Fault::Partial | Fault::AfterWrite => {
+                op(&self.inner)?;
+                Err(injected())
+            }
+        }
+    }
+}
+
+impl MemoryStore for Faulty {
+    fn backend(&self) -> &'static str {
+        "faulty"
+    }
+
+    fn root(&self) -> &Path {
+        self.inner.root()
+    }
+
+    fn private_dir(&self) -> &Path {
+        self.inner.private_dir()
+    }
+
+    fn put(&self, memory: Memory, mode: PutMode) -> memcore::Result<Memory> {
+        self.write(|store| store.put(memory, mode))
+    }
+
+    fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> memcore::Result<Vec<Memory>> {
+        if self.fault == Fault::Partial && self.writes.load(Ordering::SeqCst) + 1 == self.fail_at {
+            self.writes.fetch_add(1, Ordering::SeqCst);
+            let first = memories.into_iter().next().expect("a batch");
+            self.inner.put(first, mode)?;
+            return Err(injected());
+        }
+        self.write(|store| store.put_many(memories, mode))
+    }
+
+    fn get(&self, reference: &MemoryRef) -> memcore::Result<Arc<Memory>> {
+        self.inner.get(reference)
+    }
+
+    fn update(
+        &self,
+        reference: &MemoryRef,
+        change: &MemoryUpdate,
+        now: Timestamp,
+    ) -> memcore::Result<Memory> {
+        self.write(|store| store.update(reference, change, now))
+    }
+
+    fn delete(&self, reference: &MemoryRef, now: Timestamp) -> memcore::Result<TrashEntry> {
+        self.write(|store| store.delete(reference, now))
+    }
+
+    fn restore(&self, reference: &MemoryRef) -> memcore::Result<Arc<Memory>> {
+        self.write(|store| store.restore(reference))
+    }
+
+    fn collections(&self) -> memcore::Result<Vec<Collection>> {
+        self.inner.collections()
+    }
+
+    fn scan(
+        &self,
+        collection: Option<&Collection>,
+        visit: &mut Visitor<'_>,
+    ) -> memcore::Result<()> {
+        self.inner.scan(collection, visit)
+    }
+}
+
+/// Settings without the embedding model (the faults concern the write protocol).
+fn config() -> Config {
+    Config {
+        embedding: EmbeddingConfig { enabled: false, ..EmbeddingConfig::default() },
+        ..Config::default()
+    }
+}
+
+/// What the script's writes left: per key, the content of its last write when that write was
+/// acknowledged (`None`: deleted). A key whose last write failed may hold the old or the new
+/// value (the write may have landed, as after a crash), so it is not listed.
+type Acked = Vec<(String, Option<String>)>;
+
+/// Runs the script's writes in order, recording the acknowledged outcomes in `acked`.
+fn script(memcore: &Memcore, acked: &mut Acked) {
+    let mut record = |keys: &[(&str, Option<&str>)], ok: bool| {
+        for (key, content) in keys {
+            acked.retain(|(k, _)| k != key);
+            if ok {
+                acked.push(((*key).to_owned(), content.map(str::to_owned)));
+            }
+        }
+    };
+    let ok = memcore.put(NewMemory::new("alpha one").id("alpha")).is_ok();
+    record(&[("memory/alpha", Some("alpha one"))], ok);
+    let batch = vec![
+        NewMemory::new("beta one").id("beta"),
+        NewMemory::new("gamma one").id("gamma"),
+        NewMemory::new("delta one").id("delta"),
+    ];
+    let ok = memcore.put_many(batch).is_ok();
+    let stored = [
+        ("memory/beta", Some("beta one")),
+        ("memory/gamma", Some("gamma one")),
+        ("memory/delta", Some("delta one")),
+    ];
+    record(&stored, ok);
+    let ok = memcore.update("alpha", MemoryUpdate::new().content("alpha two")).is_ok();
+    record(&[("memory/alpha", Some("alpha two"))], ok);
+    let ok = memcore.delete("beta").is_ok();
+    record(&[("memory/beta", None)], ok);
+    let ok = memcore.restore("beta").is_ok();
+    record(&[("memory/beta", Some("beta one"))], ok);
+}
+
+/// The store and its indexes agree, and every acknowledged write is there (searchable).
+fn check(memcore: &Memcore, acked: &Acked, what: &str) {
+    let report = memcore.verify().expect("verify");
+    assert!(report.is_consistent(), "{what}: {report:?}");
+    for (key, content) in acked {
+        match (content, memcore.get(key.as_str())) {
+            (Some(content), Ok(memory)) => {
+                assert_eq!(&memory.content, content, "{what}: {key}");
+                let word = content.split(' ').next().expect("a word");
+                let hits =
+                    memcore.search(&Query::new(word).mode(SearchMode::Text)).expect("search");
+                assert!(
+                    hits.hits.iter().any(|h| h.memory.reference.to_string() == *key),
+                    "{what}: {key} not found by search"
+                );
+            }
+            (None, Err(Error::NotFound { .. })) => {}
+            (content, got) => panic!("{what}: {key}: acknowledged {content:?}, found {got:?}"),
+        }
+    }
+    let listed = memcore.list(&ListOptions::new()).expect("list");
+    assert!(listed.skipped.is_empty(), "{what}: {:?}", listed.skipped);
+}
+
+#[test]
+fn every_fault_leaves_store_and_indexes_agreeing() {
+    let writes = 6;
+    for fault in [Fault::Refuse, Fault::Partial, Fault::AfterWrite] {
+        for fail_at in 1..=writes {
+            let what = format!("{fault:?} at write {fail_at}");
+            let dir = tempfile::tempdir().expect("temp dir");
+            let inner = FileStore::open(dir.path(), &config()).expect("store");
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
+            assert_eq!(memcore.backend(), "faulty");
+            let mut acked = Vec::new();
+            script(&memcore, &mut acked);
+            check(&memcore, &acked, &what);
+            drop(memcore);
+            let reopened =
+                Memcore::builder().path(dir.path()).config(config()).open().expect("reopen");
+            check(&reopened, &acked, &format!("{what}, reopened"));
+        }
+    }
+}
