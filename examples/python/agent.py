@@ -68,7 +68,8 @@ def first_session(store: memcore.Memcore) -> None:
         metadata={"issue": 42},
         created_by=AGENT,
     )
-    print(f"session 1: stored {len(store.list())} memories in {', '.join(store.collections())}")
+    stats = store.stats()
+    print(f"session 1: stored {stats.memories} memories in {', '.join(stats.collections)}")
 
 
 def recall(store: memcore.Memcore, topic: str) -> list[memcore.Memory]:
@@ -83,8 +84,9 @@ def prompt_context(memories: list[memcore.Memory]) -> str:
 
 
 def answer(store: memcore.Memcore, question: str) -> list[memcore.Memory]:
-    """The memories an agent would read before answering `question`: the best search hits."""
-    results = store.search(question, limit=3)
+    """The memories an agent would read before answering `question`: the best search hits,
+    recent ones slightly preferred (a 30-day half-life at 20% weight)."""
+    results = store.search(question, limit=3, recency={"half_life_days": 30.0, "weight": 0.2})
     for warning in results.warnings:
         print(f"note: {warning.splitlines()[0]}")
     print(f"search ({results.mode}) for {question!r}:")
@@ -126,6 +128,10 @@ def second_session(store: memcore.Memcore) -> None:
         store.get("adopt-vulkan")
     except memcore.NotFoundError as err:
         print(f"a wrong guess is a typed error: {err} [{err.category}] -> {err.recovery}")
+    try:
+        store.search("wgpu", limt=3)  # type: ignore[call-arg]  # a typo, on purpose
+    except memcore.RequestError as err:
+        print(f"so is a misspelt argument: {str(err).split(',')[0]}")
 
     open_blockers = store.list(collection="blockers", filters="status=active")
     print(f"open blockers: {len(open_blockers)}")

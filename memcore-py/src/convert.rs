@@ -1,17 +1,16 @@
-//! Conversions between Python values and the core's plain data: JSON metadata, lists of
-//! strings, `key=value` filters and `collection/id` references. Everything here runs with the
-//! GIL held, before or after a call into the core, and reports bad input as `TypeError` (wrong
-//! type) or `ValidationError` (a `ValueError`: wrong value).
+//! Python values to and from JSON: how keyword arguments become the core's request records
+//! (checked there, in one place for every binding) and how plain JSON results come back.
+//! Everything here runs with the GIL held, before or after a call into the core.
 
-use memcore::{Collection, Filter, MemoryId, Metadata};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
-use serde_json::Value;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple,
+};
+use serde_json::{Map, Value};
 
-use crate::errors::invalid;
+use crate::errors::{invalid, unfit};
 
-/// How deep nested metadata may go: deeper is almost surely a cycle.
+/// How deep nested arguments may go: deeper is almost surely a cycle.
 const MAX_DEPTH: usize = 64;
 
 /// A JSON value as a Python object: dicts, lists, str, int, float, bool, None.
@@ -44,26 +43,32 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<
     })
 }
 
-/// Metadata as a fresh Python dict (a copy: changing it changes nothing stored).
-pub(crate) fn metadata_to_py<'py>(
-    py: Python<'py>,
-    metadata: &Metadata,
-) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for (key, value) in metadata {
-        dict.set_item(key, json_to_py(py, value)?)?;
+/// Keyword arguments as the fields of a request record; an argument passed as `None` is left
+/// out (the record's default applies).
+pub(crate) fn kwargs_json(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    let mut fields = Map::new();
+    for (key, value) in kwargs.into_iter().flat_map(|kwargs| kwargs.iter()) {
+        if value.is_none() {
+            continue;
+        }
+        let key: String = key.extract()?;
+        let json = py_to_json(&value, &key, 1)?;
+        fields.insert(key, json);
     }
-    Ok(dict)
+    Ok(fields)
 }
 
 /// A Python value as JSON; `what` names it in error messages (`metadata['k'][2]`).
-fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
+///
+/// `datetime`s must be timezone-aware (they become RFC 3339 text); any iterable other than a
+/// string, bytes or a mapping (a tuple, a set, a generator) becomes a list.
+pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
     let py = value.py();
     if depth > MAX_DEPTH {
         return Err(invalid(
             py,
             format!("{what} is nested more than {MAX_DEPTH} levels deep"),
-            "flatten the metadata (is a container inside itself?)",
+            "flatten the value (is a container inside itself?)",
         ));
     }
     if value.is_none() {
@@ -98,173 +103,71 @@ fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Va
     if let Ok(s) = value.cast::<PyString>() {
         return Ok(Value::String(s.to_cow()?.into_owned()));
     }
-    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+    if is_datetime(value)? {
+        return datetime_json(value, what);
+    }
+    if let Ok(mapping) = value.cast::<PyMapping>() {
+        let mut map = Map::new();
+        for item in mapping.items()?.iter() {
+            let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let Ok(key) = key.cast::<PyString>().map(|k| k.to_cow().map(|k| k.into_owned())) else {
+                return Err(unfit(
+                    py,
+                    format!("{what} has a key of type {}; keys must be str", type_name(&key)),
+                    "use str keys in mappings",
+                ));
+            };
+            let key = key?;
+            let json = py_to_json(&item, &format!("{what}[{}]", py_repr(py, &key)?), depth + 1)?;
+            map.insert(key, json);
+        }
+        return Ok(Value::Object(map));
+    }
+    let textual = value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>();
+    if !textual
+        && (value.is_instance_of::<PyList>()
+            || value.is_instance_of::<PyTuple>()
+            || value.hasattr("__iter__")?)
+    {
         let mut items = Vec::new();
         for (i, item) in value.try_iter()?.enumerate() {
             items.push(py_to_json(&item?, &format!("{what}[{i}]"), depth + 1)?);
         }
         return Ok(Value::Array(items));
     }
-    if let Ok(mapping) = value.cast::<PyMapping>() {
-        let mut map = serde_json::Map::new();
-        for item in mapping.items()?.iter() {
-            let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-            let key = mapping_key(&key, what)?;
-            let value = py_to_json(&item, &format!("{what}[{}]", py_repr(py, &key)?), depth + 1)?;
-            map.insert(key, value);
-        }
-        return Ok(Value::Object(map));
-    }
-    Err(PyTypeError::new_err(format!(
-        "{what} has type {}, which cannot be stored; use str, int, float, bool, None, \
-         list or dict values",
-        value.get_type().name()?
-    )))
+    Err(unfit(
+        py,
+        format!("{what} has type {}, which memcore does not take", type_name(value)),
+        "use str, int, float, bool, None, datetime, a list or a dict",
+    ))
 }
 
-fn mapping_key(key: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    match key.cast::<PyString>() {
-        Ok(key) => Ok(key.to_cow()?.into_owned()),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{what} has a key of type {}; keys must be str",
-            key.get_type().name()?
-        ))),
-    }
+/// Whether `value` is a `datetime.datetime`.
+fn is_datetime(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let datetime = value.py().import("datetime")?.getattr("datetime")?;
+    value.is_instance(&datetime)
 }
 
-/// The `metadata=` argument: `None` or a mapping of str keys (not reserved field names) to
-/// JSON-like values.
-pub(crate) fn metadata_arg(value: Option<&Bound<'_, PyAny>>) -> PyResult<Metadata> {
-    let Some(value) = value.filter(|v| !v.is_none()) else {
-        return Ok(Metadata::new());
-    };
+/// An aware `datetime` as RFC 3339 text in UTC; a naive one is refused rather than guessed to
+/// be local time or UTC.
+fn datetime_json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
     let py = value.py();
-    let mapping = value.cast::<PyMapping>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "metadata must be a dict (str keys), not {}",
-            type_name(value)
-        ))
-    })?;
-    let mut metadata = Metadata::new();
-    for item in mapping.items()?.iter() {
-        let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        let key = mapping_key(&key, "metadata")?;
-        if memcore::FIELD_NAMES.contains(&key.as_str()) {
-            return Err(invalid(
-                py,
-                format!("metadata key {} is a memory field", py_repr(py, &key)?),
-                &format!("pass {key} as its own keyword argument, or rename the metadata key"),
-            ));
-        }
-        let json = py_to_json(&item, &format!("metadata[{}]", py_repr(py, &key)?), 1)?;
-        metadata.insert(key, json);
-    }
-    Ok(metadata)
-}
-
-/// A list of str argument (`tags`, `related_to`): any iterable of str (list, tuple, set,
-/// generator) but not a single str, which would otherwise be taken character by character.
-/// pyo3 names the argument in a note on the `TypeError` (shown from Python 3.11 on).
-#[derive(Debug, Default)]
-pub(crate) struct Strings(pub(crate) Vec<String>);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Strings {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        strings(&obj.to_owned()).map(Self)
-    }
-}
-
-fn strings(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if let Ok(text) = value.cast::<PyString>() {
-        return Err(PyTypeError::new_err(format!(
-            "expected a list of str, not a single str (write [{}])",
-            text.repr()?.to_cow()?
-        )));
-    }
-    let iter = value.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!("expected a list of str, not {}", type_name(value)))
-    })?;
-    let mut out = Vec::new();
-    for (i, item) in iter.enumerate() {
-        let item = item?;
-        match item.cast::<PyString>() {
-            Ok(s) => out.push(s.to_cow()?.into_owned()),
-            Err(_) => {
-                return Err(PyTypeError::new_err(format!(
-                    "expected a list of str, but item {i} is {}",
-                    type_name(&item)
-                )));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The `filters=` argument of `list`: one `"key=value"` string, an iterable of them, or a
-/// mapping `{key: value | [values]}`. A malformed filter is a `ValidationError`.
-#[derive(Debug, Default)]
-pub(crate) struct Filters(pub(crate) Vec<Filter>);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Filters {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        filters(&obj.to_owned()).map(Self)
-    }
-}
-
-fn filters(value: &Bound<'_, PyAny>) -> PyResult<Vec<Filter>> {
-    let py = value.py();
-    let core =
-        |result: memcore::Result<Filter>| result.map_err(|e| crate::errors::to_pyerr(py, &e));
-    if let Ok(expr) = value.cast::<PyString>() {
-        return Ok(vec![core(expr.to_cow()?.parse())?]);
-    }
-    if let Ok(mapping) = value.cast::<PyMapping>() {
-        let mut filters = Vec::new();
-        for item in mapping.items()?.iter() {
-            let (key, values): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-            let key = mapping_key(&key, "filters")?;
-            let values = match values.cast::<PyString>() {
-                Ok(one) => vec![one.to_cow()?.into_owned()],
-                Err(_) => strings(&values)?,
-            };
-            filters.push(core(Filter::new(key, values))?);
-        }
-        return Ok(filters);
-    }
-    strings(value)?.iter().map(|expr| core(expr.parse())).collect()
-}
-
-/// The reference the core takes: `id`, `collection/id` (in `id`), or `id` plus a separate
-/// `collection`, each part validated so that the message names what is wrong.
-pub(crate) fn reference(py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<String> {
-    let core = |e: memcore::Error| crate::errors::to_pyerr(py, &e);
-    match collection {
-        None => Ok(id.to_owned()),
-        Some(collection) => {
-            Collection::new(collection).map_err(core)?;
-            MemoryId::new(id).map_err(core)?;
-            Ok(format!("{collection}/{id}"))
-        }
-    }
-}
-
-/// A non-negative count (`limit`, `offset`) as `usize`.
-pub(crate) fn count_arg(py: Python<'_>, value: i64, name: &str) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| {
-        invalid(
+    if value.call_method0("utcoffset")?.is_none() {
+        return Err(invalid(
             py,
-            format!("{name} must be 0 or more, got {value}"),
-            &format!("pass a non-negative {name}"),
-        )
-    })
+            format!("{what} is a datetime without a timezone"),
+            "pass an aware datetime, e.g. datetime.now(timezone.utc), or an ISO 8601 string \
+             with an offset",
+        ));
+    }
+    let utc = py.import("datetime")?.getattr("timezone")?.getattr("utc")?;
+    let text: String =
+        value.call_method1("astimezone", (utc,))?.call_method0("isoformat")?.extract()?;
+    Ok(Value::String(text))
 }
 
-/// The value `name` stands for among a fixed set of string options (`scope`, `backend`,
-/// `level`); another string is a `ValidationError` that lists the options.
+/// The value `name` stands for among a fixed set of string options (`scope`, `backend`); another
+/// string is a `ValidationError` that lists the options.
 pub(crate) fn choice<T: Copy>(
     py: Python<'_>,
     what: &str,
@@ -288,43 +191,4 @@ pub(crate) fn type_name(value: &Bound<'_, PyAny>) -> String {
 /// `s` as Python writes it in a `repr` (`'gpu-notes'`).
 pub(crate) fn py_repr(py: Python<'_>, s: &str) -> PyResult<String> {
     Ok(PyString::new(py, s).repr()?.to_cow()?.into_owned())
-}
-
-/// An optional string as Python writes it in a `repr` (`None` or `'x'`).
-pub(crate) fn py_repr_opt(py: Python<'_>, s: Option<&str>) -> PyResult<String> {
-    s.map_or_else(|| Ok("None".to_owned()), |s| py_repr(py, s))
-}
-
-/// A timestamp as stored in frontmatter: `2025-10-30T14:23:45Z`.
-pub(crate) fn iso(timestamp: memcore::Timestamp) -> String {
-    timestamp.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
-/// A `datetime` argument: timezone-aware, in any timezone (converted to UTC). A naive
-/// datetime is refused rather than guessed to be local time or UTC.
-#[derive(Debug)]
-pub(crate) struct AwareTime(pub(crate) memcore::Timestamp);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for AwareTime {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let py = obj.py();
-        let datetime = py.import("datetime")?;
-        if !obj.is_instance(&datetime.getattr("datetime")?)? {
-            return Err(PyTypeError::new_err(format!(
-                "expected a datetime.datetime, not {}",
-                type_name(&obj.to_owned())
-            )));
-        }
-        if obj.call_method0("utcoffset")?.is_none() {
-            return Err(invalid(
-                py,
-                "the datetime has no timezone",
-                "pass an aware datetime, e.g. datetime.now(timezone.utc)",
-            ));
-        }
-        let utc = datetime.getattr("timezone")?.getattr("utc")?;
-        Ok(Self(obj.call_method1("astimezone", (utc,))?.extract()?))
-    }
 }

@@ -5,6 +5,7 @@
 //! MemcoreError(Exception)                 .category, .recovery (and __notes__ on 3.11+)
 //!   NotFoundError                         NOT_FOUND
 //!   ValidationError(MemcoreError, ValueError)  VALIDATION (also bad arguments, closed handle)
+//!     RequestError(ValidationError, TypeError)  arguments that do not fit the request record
 //!   ConflictError                         CONFLICT
 //!   StorageError                          STORAGE
 //!   CorruptedError                        PARSE (.path, .line)
@@ -13,14 +14,14 @@
 //!   UnsupportedError                      UNSUPPORTED
 //! ```
 //!
-//! The classes are made with `type(name, bases, namespace)` so that `ValidationError` can
-//! have two bases, which `create_exception!` cannot express.
+//! The classes are made with `type(name, bases, namespace)` so that `ValidationError` and
+//! `RequestError` can have two bases, which `create_exception!` cannot express.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use memcore::Category;
-use pyo3::exceptions::{PyException, PyValueError};
+use memcore::{Category, ErrorInfo};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
@@ -30,67 +31,100 @@ const BASE: &str = "MemcoreError";
 /// The category of a panic that reached the binding: a bug, not a user error.
 const INTERNAL: &str = "INTERNAL";
 
+/// A base of an exception class besides its memcore parent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Builtin {
+    /// None.
+    No,
+    /// The builtin `ValueError`.
+    Value,
+    /// The builtin `TypeError`.
+    Type,
+}
+
 /// One exception class below [`BASE`].
 struct Class {
     name: &'static str,
+    /// The memcore class it derives from (made before it).
+    parent: &'static str,
     /// The `Category::as_str` it stands for.
     category: &'static str,
-    /// Also derive from the builtin `ValueError`.
-    value_error: bool,
+    /// A builtin base it has too.
+    builtin: Builtin,
     doc: &'static str,
 }
 
-const CLASSES: [Class; 8] = [
+/// The class of requests that do not fit their record: a `ValidationError` and a
+/// `TypeError`, as Python's own argument errors are.
+const REQUEST: &str = "RequestError";
+
+const CLASSES: [Class; 9] = [
     Class {
         name: "NotFoundError",
         category: "NOT_FOUND",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "The memory, version or store asked for does not exist.",
     },
     Class {
         name: "ValidationError",
         category: "VALIDATION",
-        value_error: true,
+        builtin: Builtin::Value,
+        parent: BASE,
         doc: "The input breaks a rule (an id, a size limit, an argument value); nothing was \
               written. Also a ValueError.",
     },
     Class {
         name: "ConflictError",
         category: "CONFLICT",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "The request clashes with the current state: the memory exists, the id is \
               ambiguous, or another writer held the store's lock too long.",
     },
     Class {
         name: "StorageError",
         category: "STORAGE",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "Reading or writing the store failed: at the operating-system level, or in the \
               git repository holding it (e.g. one without a first commit).",
     },
     Class {
         name: "CorruptedError",
         category: "PARSE",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "A stored file could not be parsed; `.path` and `.line` say where.",
     },
     Class {
         name: "MemcoreIndexError",
         category: "INDEX",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "A derived index failed; the store is intact and the index can be rebuilt.",
     },
     Class {
         name: "EmbeddingError",
         category: "EMBEDDING",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "The embedding model or its runtime is missing, damaged or failed.",
     },
     Class {
         name: "UnsupportedError",
         category: "UNSUPPORTED",
-        value_error: false,
+        builtin: Builtin::No,
+        parent: BASE,
         doc: "The store's backend does not offer this operation.",
+    },
+    Class {
+        name: REQUEST,
+        category: "VALIDATION",
+        builtin: Builtin::Type,
+        parent: "ValidationError",
+        doc: "The arguments do not fit the operation's request record: an unknown keyword, a \
+              missing one, a value of the wrong type. Also a ValidationError and a TypeError.",
     },
 ];
 
@@ -145,9 +179,12 @@ fn classes(py: Python<'_>) -> PyResult<&'static Classes> {
         )?;
         let mut all = vec![(BASE, base)];
         for class in &CLASSES {
-            let mut bases = vec![all[0].1.bind(py).clone()];
-            if class.value_error {
-                bases.push(py.get_type::<PyValueError>());
+            let parent = all.iter().find(|(name, _)| *name == class.parent).map(|(_, c)| c);
+            let mut bases = vec![parent.unwrap_or(&all[0].1).bind(py).clone()];
+            match class.builtin {
+                Builtin::No => {}
+                Builtin::Value => bases.push(py.get_type::<PyValueError>()),
+                Builtin::Type => bases.push(py.get_type::<PyTypeError>()),
             }
             let made = make(class.name, PyTuple::new(py, bases)?, class.doc, class.category)?;
             if class.name == "CorruptedError" {
@@ -183,14 +220,22 @@ fn exception(py: Python<'_>, name: &str, message: &str, category: &str, recovery
 /// The Python exception for a memcore error: the class by category, `str()` the message,
 /// `.category` and `.recovery` from the error. The one mapping of the binding.
 pub(crate) fn to_pyerr(py: Python<'_>, err: &memcore::Error) -> PyErr {
-    let category = err.category();
+    if let memcore::Error::Request { .. } = err {
+        return exception(py, REQUEST, &err.to_string(), "VALIDATION", err.recovery());
+    }
+    from_info(py, &ErrorInfo::of(err))
+}
+
+/// The Python exception for an error reported as data (a listing's unreadable files).
+pub(crate) fn from_info(py: Python<'_>, info: &ErrorInfo) -> PyErr {
+    let category = info.category;
     let pyerr =
-        exception(py, class_name(category), &err.to_string(), category.as_str(), err.recovery());
-    if let memcore::Error::Corrupted { path, line, .. } = err {
+        exception(py, class_name(category), &info.message, category.as_str(), &info.recovery);
+    if let Some(path) = &info.path {
         let value = pyerr.value(py);
         let set = value
             .setattr("path", path.display().to_string())
-            .and_then(|()| value.setattr("line", *line));
+            .and_then(|()| value.setattr("line", info.line));
         if let Err(failed) = set {
             return failed;
         }
@@ -201,6 +246,13 @@ pub(crate) fn to_pyerr(py: Python<'_>, err: &memcore::Error) -> PyErr {
 /// A `ValidationError` for a bad argument detected by the binding itself.
 pub(crate) fn invalid(py: Python<'_>, message: impl Into<String>, recovery: &str) -> PyErr {
     to_pyerr(py, &memcore::Error::validation(message, recovery))
+}
+
+/// A `RequestError` for an argument the binding cannot turn into its request record (a value
+/// of a type JSON has no place for, an `items` that is not a list of items): the same class
+/// the core raises for a field of the wrong type, so one `except` catches both.
+pub(crate) fn unfit(py: Python<'_>, message: impl Into<String>, recovery: &str) -> PyErr {
+    to_pyerr(py, &memcore::Error::request(message, recovery))
 }
 
 /// The `MemcoreError` for a panic caught at the boundary.

@@ -1,31 +1,27 @@
-//! `Memcore`, the handle over `Arc<memcore::Memcore>`, and `open`, the way to get one.
+//! `Memcore`, the handle over `Arc<memcore::Memcore>`; `open`, the way to get one; and
+//! `operations`, the list of what `Memcore.call` runs.
 //!
-//! Every method follows one pattern: extract and check the arguments with the GIL held,
-//! take a clone of the `Arc` (so `close` on another thread never pulls the store out from
-//! under a running call), run the core call through [`run`] (GIL released, panics caught,
-//! errors mapped), then convert the result, whose type lives in its own module (`search`:
-//! `SearchResults`; `index`: `VerifyReport`, `RepairReport`, `SyncReport`; `git`:
-//! `Hydrated`). `reindex` is the one call that runs Python code while detached: its progress
-//! callback, see [`ProgressCallback`].
+//! Every method is one operation of the core's [`memcore::api`]: its keyword arguments become
+//! the operation's request record (converted generically, checked by the core in the one
+//! place every binding shares), the call runs with the GIL released ([`run`]), and the result
+//! record comes back as a record object ([`crate::records`]). A method only says how its
+//! positional arguments fill the record; a field added to a record in the core is a keyword
+//! argument here with no binding code. `Memcore.call` reaches every operation by name.
 
 use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use memcore::{Backend, ListOptions, MAX_LIMIT, MemoryUpdate, Query, Scope, SearchMode, Status};
+use memcore::api::OPERATIONS;
+use memcore::{Backend, MemoryRef, Scope};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyMapping, PyString};
+use serde_json::{Map, Value, json};
 
-use crate::convert::{
-    AwareTime, Filters, Strings, choice, count_arg, metadata_arg, py_repr, reference,
-};
-use crate::errors::{invalid, run, to_pyerr};
-use crate::git::{PyHydrated, parse_level};
-use crate::history::{PyTrashEntry, PyVersion};
-use crate::index::{ProgressCallback, PyRepairReport, PySyncReport, PyVerifyReport};
-use crate::listing::PyListing;
-use crate::memory::PyMemory;
-use crate::put_args::{self, parse_status};
-use crate::search::PySearchResults;
+use crate::convert::{choice, json_to_py, kwargs_json, py_repr, py_to_json, type_name};
+use crate::errors::{invalid, run, to_pyerr, unfit};
+use crate::progress::ProgressCallback;
+use crate::records::{self, from_result, kind_index, record};
 
 /// An open memory store. Thread-safe: share one handle between threads. Use it as a
 /// context manager, or call `close()`; a closed handle raises `ValidationError`.
@@ -49,20 +45,63 @@ impl PyMemcore {
         })
     }
 
-    /// `call(core, reference, rev)`: `get_version` or `restore_version`, which take and
-    /// return the same.
-    fn at_rev(
+    /// Runs the operation `name` on `request` (GIL released) and returns its result record
+    /// as JSON.
+    fn call_json(&self, py: Python<'_>, name: &'static str, request: Value) -> PyResult<Value> {
+        let core = self.core(py)?;
+        run(py, move || core.call(name, request))
+    }
+
+    /// Runs `name` and returns its result as the record class `class`.
+    fn call_record(
         &self,
         py: Python<'_>,
-        id: &str,
-        collection: Option<&str>,
-        rev: RevArg,
-        call: fn(&memcore::Memcore, &str, &str) -> memcore::Result<memcore::Memory>,
-    ) -> PyResult<PyMemory> {
-        let reference = reference(py, id, collection)?;
-        let core = self.core(py)?;
-        run(py, move || call(&core, &reference, &rev.0)).map(PyMemory::new)
+        name: &'static str,
+        request: Value,
+        class: &str,
+    ) -> PyResult<Py<PyAny>> {
+        let result = self.call_json(py, name, request)?;
+        Ok(record(py, kind_index(class), result)?.unbind())
     }
+
+    /// Runs `name` and returns the records of `class` listed under `field` of its result.
+    fn call_records(
+        &self,
+        py: Python<'_>,
+        name: &'static str,
+        request: Value,
+        field: Option<&str>,
+        class: &str,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let mut result = self.call_json(py, name, request)?;
+        let items = match field {
+            Some(field) => result[field].take(),
+            None => result,
+        };
+        let Value::Array(items) = items else { return Ok(Vec::new()) };
+        let kind = kind_index(class);
+        items.into_iter().map(|item| Ok(record(py, kind, item)?.unbind())).collect()
+    }
+}
+
+/// The reference a method's `id` and `collection` arguments name, as text.
+fn reference(py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Value> {
+    let reference = MemoryRef::parse_parts(id, collection).map_err(|e| to_pyerr(py, &e))?;
+    Ok(Value::String(reference.to_string()))
+}
+
+/// The `mode` of a put: `create_only` or the default upsert.
+fn put_mode(create_only: bool) -> &'static str {
+    if create_only { "create_only" } else { "upsert" }
+}
+
+/// The keyword arguments as a request record, with `fields` set on top.
+fn request(kwargs: Option<&Bound<'_, PyDict>>, fields: Value) -> PyResult<Value> {
+    let mut request = kwargs_json(kwargs)?;
+    if let Value::Object(fields) = fields {
+        request.extend(fields.into_iter().filter(|(_, v)| !v.is_null()));
+    }
+    Ok(Value::Object(request))
 }
 
 #[pymethods]
@@ -107,164 +146,128 @@ impl PyMemcore {
         false
     }
 
-    /// Stores a memory and returns it as stored. The id comes from `id`, else the title,
-    /// else the first `# heading`, else a content hash. An existing memory with the same id
-    /// in the same collection is replaced (version + 1), or with `create_only=True` is a
-    /// `ConflictError`.
-    #[pyo3(
-        signature = (*args, **kwargs),
-        // The arguments are parsed by `put_args::put_fields`, which `put_many` shares.
-        text_signature = "($self, content, *, id=None, collection=None, title=None, \
-            summary=None, type=None, status=None, tags=(), category=None, context=None, \
-            related_to=(), project=None, priority=None, created_by=None, importance=None, \
-            metadata=None, created_at=None, create_only=False)"
-    )]
+    /// Runs any operation by name (`memcore.operations()` lists them) on a request record
+    /// given as a mapping and/or keyword arguments, and returns its result: a record object
+    /// where the result is one, else plain data holding records. The named methods are
+    /// shortcuts to the same calls.
+    #[pyo3(signature = (operation, request=None, /, **fields))]
+    fn call(
+        &self,
+        py: Python<'_>,
+        operation: &str,
+        request: Option<&Bound<'_, PyAny>>,
+        fields: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let entry = memcore::api::operation(operation).map_err(|e| to_pyerr(py, &e))?;
+        let mut body = Map::new();
+        if let Some(request) = request.filter(|r| !r.is_none()) {
+            match py_to_json(request, "request", 1)? {
+                Value::Object(map) => body = map,
+                _ => {
+                    return Err(unfit(
+                        py,
+                        format!("the request must be a mapping, not {}", type_name(request)),
+                        "pass the request record as a dict, or its fields as keyword arguments",
+                    ));
+                }
+            }
+        }
+        body.extend(kwargs_json(fields)?);
+        let core = self.core(py)?;
+        let result = run(py, move || entry.call(&core, Value::Object(body)))?;
+        records::from_schema(py, &entry.result_schema(), result)
+    }
+
+    /// Stores a memory and returns it as stored. Keyword arguments are the memory's fields
+    /// (`id`, `collection`, `title`, `tags`, `type`, `metadata`, `created_at`, ...). The id
+    /// comes from `id`, else the title, else the first `# heading`, else a content hash. An
+    /// existing memory with the same id in the same collection is replaced (version + 1), or
+    /// with `create_only=True` is a `ConflictError`. `commit` attaches it to a commit (git
+    /// notes).
+    #[pyo3(signature = (content, *, create_only=false, commit=None, **fields))]
     fn put(
         &self,
         py: Python<'_>,
-        args: &Bound<'_, PyTuple>,
-        kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<PyMemory> {
-        let (new, mode) = put_args::parse(args, kwargs)?;
-        let core = self.core(py)?;
-        run(py, move || core.put_with(new, mode)).map(PyMemory::new)
+        content: &Bound<'_, PyAny>,
+        create_only: bool,
+        commit: Option<String>,
+        fields: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut memory = kwargs_json(fields)?;
+        memory.insert("content".into(), py_to_json(content, "content", 1)?);
+        let request =
+            json!({"memories": [memory], "mode": put_mode(create_only), "commit": commit});
+        let mut stored = self.call_records(py, "put", request, Some("memories"), "Memory")?;
+        stored.pop().ok_or_else(|| invalid(py, "put stored nothing", "report this as a bug"))
     }
 
     /// Stores several memories at once, embedding and indexing them in batches (much faster
-    /// than one `put` each). Each item is a str (the content) or a mapping of `put`'s keyword
-    /// arguments (`content` required; `create_only` is not supported). Every item is checked
-    /// before anything is written; if storing one fails, the error is raised and the items
-    /// before it stay stored. Returns the memories as stored, in order.
-    fn put_many(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<Vec<PyMemory>> {
-        let memories = put_args::parse_many(items)?;
-        let core = self.core(py)?;
-        let stored = run(py, move || core.put_many(memories))?;
-        Ok(stored.into_iter().map(PyMemory::new).collect())
-    }
-
-    /// The memory `id` (or `collection/id`), from `collection` when given.
-    #[pyo3(signature = (id, *, collection=None))]
-    fn get(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<PyMemory> {
-        let reference = reference(py, id, collection)?;
-        let core = self.core(py)?;
-        run(py, move || core.get(&reference)).map(PyMemory::new)
-    }
-
-    /// Changes a memory and returns it as stored (version + 1). Arguments left `None` keep
-    /// their value; an empty string clears an optional text field. `tags` replaces the tags,
-    /// or with `merge_tags=True` adds to them. `metadata` keys are merged; a `None` value
-    /// removes the key. A status change must follow the lifecycle (active -> resolved ->
-    /// archived -> tombstone, archived/tombstone -> active).
-    #[pyo3(signature = (
-        id, *, collection=None, content=None, title=None, summary=None, r#type=None,
-        status=None, tags=None, merge_tags=false, category=None, context=None,
-        related_to=None, project=None, priority=None, importance=None, metadata=None,
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn update(
+    /// than one `put` each). Each item is a str (the content) or a mapping of a memory's
+    /// fields (`content` required). Every item is checked before anything is written.
+    /// Returns the memories as stored, in order.
+    #[pyo3(signature = (items, *, create_only=false, commit=None))]
+    fn put_many(
         &self,
         py: Python<'_>,
-        id: &str,
-        collection: Option<&str>,
-        content: Option<String>,
-        title: Option<String>,
-        summary: Option<String>,
-        r#type: Option<String>,
-        status: Option<&str>,
-        tags: Option<Strings>,
-        merge_tags: bool,
-        category: Option<String>,
-        context: Option<String>,
-        related_to: Option<Strings>,
-        project: Option<String>,
-        priority: Option<String>,
-        importance: Option<f64>,
-        metadata: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<PyMemory> {
-        let reference = reference(py, id, collection)?;
-        let mut change = MemoryUpdate::new();
-        change.content = content;
-        change.title = title;
-        change.summary = summary;
-        change.kind = r#type;
-        change.status = parse_status(py, status)?;
-        change.tags = tags.map(|t| t.0);
-        change.merge_tags = merge_tags;
-        change.category = category;
-        change.context = context;
-        change.related_to = related_to.map(|r| r.0);
-        change.project = project;
-        change.priority = priority;
-        change.importance = importance;
-        change.metadata = metadata_arg(metadata)?;
-        let core = self.core(py)?;
-        run(py, move || core.update(&reference, change)).map(PyMemory::new)
-    }
-
-    /// Moves a memory to the trash; `restore` brings it back.
-    #[pyo3(signature = (id, *, collection=None))]
-    fn delete(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<PyTrashEntry> {
-        let reference = reference(py, id, collection)?;
-        let core = self.core(py)?;
-        run(py, move || core.delete(&reference)).map(PyTrashEntry::new)
-    }
-
-    /// Brings the most recently deleted memory `id` back from the trash.
-    #[pyo3(signature = (id, *, collection=None))]
-    fn restore(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<PyMemory> {
-        let reference = reference(py, id, collection)?;
-        let core = self.core(py)?;
-        run(py, move || core.restore(&reference)).map(PyMemory::new)
-    }
-
-    /// The memories matching every filter (`"key=value"` or `"key=v1,v2"` strings, or a dict
-    /// `{key: value_or_values}`), sorted by collection then id, as a lazy `Listing`.
-    #[pyo3(
-        signature = (*, collection=None, filters=Filters::default(), limit=None, offset=0),
-        text_signature = "($self, *, collection=None, filters=(), limit=None, offset=0)"
-    )]
-    fn list(
-        &self,
-        py: Python<'_>,
-        collection: Option<String>,
-        filters: Filters,
-        limit: Option<i64>,
-        offset: i64,
-    ) -> PyResult<PyListing> {
-        let mut options = ListOptions::new();
-        options.collection = collection;
-        options.filters = filters.0;
-        options.limit = limit.map(|l| count_arg(py, l, "limit")).transpose()?;
-        options.offset = count_arg(py, offset, "offset")?;
-        let core = self.core(py)?;
-        let limit = options.limit;
-        let mut listing = run(py, move || core.list(&options))?;
-        // The core returns one memory for `limit=0`; hold it to the limit here.
-        if let Some(limit) = limit {
-            listing.memories.truncate(limit);
+        items: &Bound<'_, PyAny>,
+        create_only: bool,
+        commit: Option<String>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        if items.is_instance_of::<PyString>() || items.cast::<PyMapping>().is_ok() {
+            return Err(unfit(
+                py,
+                format!(
+                    "put_many takes an iterable of items (str or mapping), not a single {}",
+                    type_name(items)
+                ),
+                "wrap the item in a list",
+            ));
         }
-        PyListing::new(py, listing)
+        let iter = items.try_iter().map_err(|_| {
+            unfit(
+                py,
+                format!("put_many takes an iterable of str or mappings, not {}", type_name(items)),
+                "pass a list of items: str (the content) or dicts of a memory's fields",
+            )
+        })?;
+        let mut memories = Vec::new();
+        for (i, item) in iter.enumerate() {
+            let item = item?;
+            let memory = if item.is_instance_of::<PyString>() {
+                json!({ "content": py_to_json(&item, "content", 1)? })
+            } else if item.cast::<PyMapping>().is_ok() {
+                py_to_json(&item, &format!("item {i}"), 1)?
+            } else {
+                return Err(unfit(
+                    py,
+                    format!(
+                        "put_many item {i}: expected a str (the content) or a mapping of a \
+                         memory's fields, not {}",
+                        type_name(&item)
+                    ),
+                    "pass a list of items: str (the content) or dicts of a memory's fields",
+                ));
+            };
+            memories.push(memory);
+        }
+        let request =
+            json!({"memories": memories, "mode": put_mode(create_only), "commit": commit});
+        self.call_records(py, "put", request, Some("memories"), "Memory")
     }
 
-    /// The store's collections, sorted by name.
-    fn collections(&self, py: Python<'_>) -> PyResult<Vec<String>> {
-        let core = self.core(py)?;
-        let collections = run(py, move || core.collections())?;
-        Ok(collections.iter().map(ToString::to_string).collect())
-    }
-
-    /// The history of a memory, oldest first, the current version last.
-    #[pyo3(signature = (id, *, collection=None))]
-    fn versions(
+    /// The memory `id` (or `collection/id`), from `collection` when given; at an earlier
+    /// `version` when given (a `Version.rev`, a git revision, or `"current"`).
+    #[pyo3(signature = (id, *, collection=None, version=None))]
+    fn get(
         &self,
         py: Python<'_>,
         id: &str,
         collection: Option<&str>,
-    ) -> PyResult<Vec<PyVersion>> {
-        let reference = reference(py, id, collection)?;
-        let core = self.core(py)?;
-        let versions = run(py, move || core.versions(&reference))?;
-        Ok(versions.into_iter().map(PyVersion::new).collect())
+        version: Option<RevArg>,
+    ) -> PyResult<Py<PyAny>> {
+        let request =
+            json!({"ref": reference(py, id, collection)?, "version": version.map(|v| v.0)});
+        self.call_record(py, "get", request, "Memory")
     }
 
     /// The memory as it was at `rev`: a `Version.rev` (an int is taken as its text); in a
@@ -277,8 +280,81 @@ impl PyMemcore {
         id: &str,
         rev: RevArg,
         collection: Option<&str>,
-    ) -> PyResult<PyMemory> {
-        self.at_rev(py, id, collection, rev, memcore::Memcore::get_version)
+    ) -> PyResult<Py<PyAny>> {
+        self.get(py, id, collection, Some(rev))
+    }
+
+    /// Changes a memory and returns it as stored (version + 1). Keyword arguments are the
+    /// change's fields: those left out (or `None`) keep their value, an empty string clears
+    /// an optional text field; `tags` replaces the tags, or with `merge_tags=True` adds to
+    /// them; `metadata` keys are merged, a `None` value removes the key. A status change must
+    /// follow the lifecycle.
+    #[pyo3(signature = (id, *, collection=None, **change))]
+    fn update(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        collection: Option<&str>,
+        change: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request =
+            json!({"ref": reference(py, id, collection)?, "change": kwargs_json(change)?});
+        self.call_record(py, "update", request, "Memory")
+    }
+
+    /// Moves a memory to the trash; `restore` brings it back.
+    #[pyo3(signature = (id, *, collection=None))]
+    fn delete(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Py<PyAny>> {
+        let request = json!({"ref": reference(py, id, collection)?});
+        self.call_record(py, "delete", request, "TrashEntry")
+    }
+
+    /// Brings the most recently deleted memory `id` back from the trash.
+    #[pyo3(signature = (id, *, collection=None))]
+    fn restore(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Py<PyAny>> {
+        let request = json!({"ref": reference(py, id, collection)?});
+        self.call_record(py, "restore", request, "Memory")
+    }
+
+    /// Writes the memory back as it was at `rev` (as for `get_version`) and returns it as
+    /// stored: a new version, so nothing is lost. A store inside a git work tree with
+    /// `git_autocommit: true` in its config commits it.
+    #[pyo3(signature = (id, rev, *, collection=None))]
+    fn restore_version(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        rev: RevArg,
+        collection: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = json!({"ref": reference(py, id, collection)?, "version": rev.0});
+        self.call_record(py, "restore", request, "Memory")
+    }
+
+    /// The memories matching the keyword arguments (`collection`, `filters`, `limit`,
+    /// `offset`), sorted by collection then id, as a `Listing`. `filters` is one
+    /// `"key=value"` string, a list of them, or a dict `{key: value | [values]}`.
+    #[pyo3(signature = (**options))]
+    fn list(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "list", request(options, json!({}))?, "Listing")
+    }
+
+    /// The store's collections, sorted by name.
+    fn collections(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let result = self.call_json(py, "collections", json!({}))?;
+        Ok(serde_json::from_value(result["collections"].clone()).unwrap_or_default())
+    }
+
+    /// The history of a memory, oldest first, the current version last.
+    #[pyo3(signature = (id, *, collection=None))]
+    fn versions(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        collection: Option<&str>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let request = json!({"ref": reference(py, id, collection)?});
+        self.call_records(py, "versions", request, None, "Version")
     }
 
     /// A unified diff of the memory's file from revision `from_rev` to `to_rev` (each as
@@ -296,30 +372,16 @@ impl PyMemcore {
         to_rev: RevArg,
         collection: Option<&str>,
     ) -> PyResult<String> {
-        let reference = reference(py, id, collection)?;
-        let (from, to) = (from_rev.0, to_rev.0);
-        let core = self.core(py)?;
-        run(py, move || core.diff(&reference, &from, &to))
-    }
-
-    /// Writes the memory back as it was at `rev` (as for `get_version`) and returns it as
-    /// stored: a new version, so nothing is lost. A store inside a git work tree with
-    /// `git_autocommit: true` in its config commits it.
-    #[pyo3(signature = (id, rev, *, collection=None))]
-    fn restore_version(
-        &self,
-        py: Python<'_>,
-        id: &str,
-        rev: RevArg,
-        collection: Option<&str>,
-    ) -> PyResult<PyMemory> {
-        self.at_rev(py, id, collection, rev, memcore::Memcore::restore_version)
+        let request =
+            json!({"ref": reference(py, id, collection)?, "from": from_rev.0, "to": to_rev.0});
+        let result = self.call_json(py, "diff", request)?;
+        Ok(result["diff"].as_str().unwrap_or_default().to_owned())
     }
 
     /// The memory with as much git context as `level` asks for: `"summary"` the memory
     /// alone, `"full"` also its whole note and the commit it is attached to, `"files"` also
-    /// the files that commit changed. Beyond `"summary"` only the git-notes backend has this
-    /// context; a file store raises `UnsupportedError`.
+    /// the files that commit changed. Beyond `"summary"` only the git-notes backend has
+    /// this (`UnsupportedError` otherwise).
     #[pyo3(signature = (id, level="summary", *, collection=None))]
     fn hydrate(
         &self,
@@ -327,90 +389,34 @@ impl PyMemcore {
         id: &str,
         level: &str,
         collection: Option<&str>,
-    ) -> PyResult<PyHydrated> {
-        let reference = reference(py, id, collection)?;
-        let level = parse_level(py, level)?;
-        let core = self.core(py)?;
-        run(py, move || core.hydrate(&reference, level)).map(PyHydrated::new)
+    ) -> PyResult<Py<PyAny>> {
+        let request = json!({"ref": reference(py, id, collection)?, "level": level});
+        self.call_record(py, "hydrate", request, "Hydrated")
     }
 
-    /// Searches the memories for `text`, best first. `mode` is `"hybrid"` (full-text and
-    /// semantic, fused by rank), `"semantic"` or `"text"`; without the embedding model,
-    /// semantic and hybrid searches fall back to text and say so in `warnings`.
-    ///
-    /// Filters (all must hold; an empty list means no restriction): `collections`,
-    /// `tags_any` (at least one), `tags_all`, `types`, `statuses` (default `None`: active and
-    /// resolved; `()` means any status), created/updated times (`*_after` inclusive,
-    /// `*_before` exclusive, aware datetimes), `filters` as for `list`, and `min_similarity`
-    /// (cosine, -1 to 1, semantic matches only). `recency_weight` (0 to 1) boosts recently
-    /// updated memories: the score is multiplied by
-    /// `(1 - weight) + weight * 0.5 ** (age_days / recency_half_life_days)`.
-    #[pyo3(
-        signature = (
-            text, *, mode="hybrid", limit=10, collections=Strings::default(),
-            tags_any=Strings::default(), tags_all=Strings::default(), types=Strings::default(),
-            statuses=None, created_after=None, created_before=None, updated_after=None,
-            updated_before=None, filters=Filters::default(), min_similarity=None,
-            recency_half_life_days=30.0, recency_weight=0.0,
-        ),
-        text_signature = "($self, text, *, mode='hybrid', limit=10, collections=(), \
-            tags_any=(), tags_all=(), types=(), statuses=None, created_after=None, \
-            created_before=None, updated_after=None, updated_before=None, filters=(), \
-            min_similarity=None, recency_half_life_days=30.0, recency_weight=0.0)"
-    )]
-    #[allow(clippy::too_many_arguments)]
+    /// Searches the memories for `text`. Keyword arguments are the query's fields: `mode`
+    /// (`"hybrid"`, `"semantic"` or `"text"`), `limit`, `collections`, `tags_any`,
+    /// `tags_all`, `types`, `statuses`, `created_after`, `created_before`,
+    /// `updated_after`, `updated_before` (aware datetimes or ISO 8601 text), `filters`,
+    /// `min_similarity` and `recency` (`{"half_life_days": 30, "weight": 0.2}`). Without the
+    /// embedding model, semantic and hybrid fall back to full text and say so in `warnings`.
+    #[pyo3(signature = (text, **query))]
     fn search(
         &self,
         py: Python<'_>,
-        text: String,
-        mode: &str,
-        limit: i64,
-        collections: Strings,
-        tags_any: Strings,
-        tags_all: Strings,
-        types: Strings,
-        statuses: Option<Strings>,
-        created_after: Option<AwareTime>,
-        created_before: Option<AwareTime>,
-        updated_after: Option<AwareTime>,
-        updated_before: Option<AwareTime>,
-        filters: Filters,
-        min_similarity: Option<f64>,
-        recency_half_life_days: f64,
-        recency_weight: f64,
-    ) -> PyResult<PySearchResults> {
-        let mode: SearchMode = mode.parse().map_err(|e| to_pyerr(py, &e))?;
-        let mut query = Query::new(text)
-            .mode(mode)
-            .limit(search_limit(py, limit)?)
-            .tags_any(tags_any.0)
-            .tags_all(tags_all.0)
-            .created_between(created_after.map(|t| t.0), created_before.map(|t| t.0))
-            .updated_between(updated_after.map(|t| t.0), updated_before.map(|t| t.0))
-            .recency(recency_half_life_days, recency_weight);
-        for collection in collections.0 {
-            query = query.collection(collection);
-        }
-        for kind in types.0 {
-            query = query.kind(kind);
-        }
-        if let Some(statuses) = statuses {
-            let statuses = statuses.0.iter().map(|s| s.parse::<Status>());
-            query = query.statuses(
-                statuses.collect::<memcore::Result<Vec<_>>>().map_err(|e| to_pyerr(py, &e))?,
-            );
-        }
-        query.filters = filters.0;
-        if let Some(min) = min_similarity {
-            // Cosine similarities are f32 in the core; the query checks the range (NaN fails).
-            query = query.min_similarity(min as f32);
-        }
-        let core = self.core(py)?;
-        let results = run(py, move || core.search(&query))?;
-        PySearchResults::new(py, results)
+        text: &Bound<'_, PyAny>,
+        query: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(query, json!({"text": py_to_json(text, "text", 1)?}))?;
+        self.call_record(py, "search", request, "SearchResults")
     }
 
-    /// Rebuilds every index from the store and returns how many memories it indexed.
+    /// Counts the memories by collection and status.
+    fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "stats", json!({}), "Stats")
+    }
+
+    /// Rebuilds every index from the store and says what it did, index by index.
     /// `progress(done, total)`, if given, is called as memories are indexed (first with
     /// `done == 0`, last with `done == total`), on this thread, while the store's index lock
     /// is held: read from the store in it if you like, but do not write to it (a write would
@@ -418,35 +424,32 @@ impl PyMemcore {
     /// called again, the rebuild still completes (an interrupted rebuild would leave the index
     /// half-empty), and the exception is raised when `reindex` returns.
     #[pyo3(signature = (progress=None))]
-    fn reindex(&self, py: Python<'_>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
+    fn reindex(&self, py: Python<'_>, progress: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let mut callback = ProgressCallback::new(progress)?;
         let core = self.core(py)?;
         let outcome = run(py, || core.reindex(&mut |p| callback.report(p)));
-        callback.finish(py, outcome)
+        let report = callback.finish(py, outcome)?;
+        from_result(py, "ReindexReport", &report)
     }
 
-    /// Compares the store with every index (full-text, and vectors when semantic search is
+    /// Compares the store with every index (full text, and vectors when semantic search is
     /// available) by key and content hash. Changes nothing; `repair` fixes what it finds.
-    fn verify(&self, py: Python<'_>) -> PyResult<PyVerifyReport> {
-        let core = self.core(py)?;
-        let report = run(py, move || core.verify())?;
-        PyVerifyReport::new(py, report)
+    fn verify(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "verify", json!({}), "VerifyReport")
     }
 
     /// Re-indexes the memories `verify` finds missing or stale (e.g. files edited by hand
     /// while no memcore process was running) and drops index entries without a memory.
-    fn repair(&self, py: Python<'_>) -> PyResult<PyRepairReport> {
-        let core = self.core(py)?;
-        run(py, move || core.repair()).map(PyRepairReport::new)
+    fn repair(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "repair", json!({}), "RepairReport")
     }
 
     /// Brings the indexes level with changes made behind memcore's back, such as git notes
     /// fetched from another clone (`git fetch origin 'refs/notes/*:refs/notes/*'`): only
     /// what changed since the last sync where the backend can tell (git notes; also run on
     /// open), else a full `repair`.
-    fn sync(&self, py: Python<'_>) -> PyResult<PySyncReport> {
-        let core = self.core(py)?;
-        run(py, move || core.sync()).map(PySyncReport::new)
+    fn sync(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "sync", json!({}), "SyncReport")
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -456,18 +459,6 @@ impl PyMemcore {
             if self.closed() { " closed" } else { "" }
         ))
     }
-}
-
-/// The `limit` of `search` as `usize`; the core checks the range, this only the sign, with
-/// the same message.
-fn search_limit(py: Python<'_>, limit: i64) -> PyResult<usize> {
-    usize::try_from(limit).map_err(|_| {
-        invalid(
-            py,
-            format!("limit {limit} is outside 1..={MAX_LIMIT}"),
-            &format!("ask for between 1 and {MAX_LIMIT} hits; page with list for more"),
-        )
-    })
 }
 
 /// A `rev` argument: a str, or an int written as text.
@@ -488,18 +479,34 @@ impl<'a, 'py> FromPyObject<'a, 'py> for RevArg {
             return Ok(Self(text));
         }
         if obj.is_instance_of::<pyo3::types::PyBool>() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "rev must be a str or an int, not bool",
-            ));
+            return Err(PyTypeError::new_err("rev must be a str or an int, not bool"));
         }
         match obj.extract::<i64>() {
             Ok(n) => Ok(Self(n.to_string())),
-            Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            Err(_) => Err(PyTypeError::new_err(format!(
                 "rev must be a str or an int, not {}",
-                crate::convert::type_name(&obj.to_owned())
+                type_name(&obj.to_owned())
             ))),
         }
     }
+}
+
+/// Every operation `Memcore.call` runs: a list of dicts with its `name`, `summary`, and the
+/// JSON Schemas of its `request` and `result` records.
+#[pyfunction]
+fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+    OPERATIONS
+        .iter()
+        .map(|entry| {
+            let value = json!({
+                "name": entry.name,
+                "summary": entry.summary,
+                "request": entry.request_schema(),
+                "result": entry.result_schema(),
+            });
+            Ok(json_to_py(py, &value)?.unbind())
+        })
+        .collect()
 }
 
 /// Opens (creating if needed) a memory store: the directory `path`, or, without a path, the
@@ -558,9 +565,10 @@ fn open(
     })
 }
 
-/// Adds `Memcore` and `open` to the module.
+/// Adds `Memcore`, `open` and `operations` to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMemcore>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(operations, m)?)?;
     Ok(())
 }

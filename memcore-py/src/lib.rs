@@ -7,27 +7,23 @@
 //! - `errors`: the exception hierarchy, [`errors::to_pyerr`] (the one place a core error
 //!   becomes an exception) and [`errors::run`], which every call into the core goes through:
 //!   the GIL released (`py.detach`), panics caught and turned into `MemcoreError`.
-//! - `handle`: `Memcore` (a frozen class over `Arc<memcore::Memcore>`) and `open`.
-//! - `memory`, `history`, `listing`, `search`, `index`, `git`: the immutable result types
-//!   (`index` also holds the adapter that lets `reindex` call a Python progress callback;
-//!   `git` the hydration types).
-//! - `convert`: argument extraction (metadata, string lists, filters, references).
-//! - `put_args`: `put`'s arguments, parsed by one pyfunction that `put_many` reuses per item.
+//! - `records`: every result class (`Memory`, `SearchResults`, `VerifyReport`, ...), made
+//!   from the JSON Schema of the core's result type, with one property per field.
+//! - `handle`: `Memcore` (a frozen class over `Arc<memcore::Memcore>`), `open` and
+//!   `operations`; every method is one operation of the core's `api`.
+//! - `convert`: keyword arguments to request records (JSON), and JSON back to Python.
+//! - `progress`: the adapter that lets `reindex` call a Python progress callback.
 //!
-//! To wrap a new core method: extract and check the arguments, clone the handle's `Arc`,
-//! call the core inside `run(py, move || ...)`, convert the result to a frozen class that
-//! has `to_dict` and `__repr__`, then add it to `_memcore.pyi` (stubtest checks the match).
+//! To reach a new operation: nothing (`Memcore.call` runs it by name). To give it a method:
+//! say how its positional arguments fill the request record, call it, name its result
+//! class; a new result type gets a line in `records::KINDS`. Then describe both in
+//! `_memcore.pyi` (stubtest checks the match).
 
 mod convert;
 mod errors;
-mod git;
 mod handle;
-mod history;
-mod index;
-mod listing;
-mod memory;
-mod put_args;
-mod search;
+mod progress;
+mod records;
 
 use pyo3::prelude::*;
 
@@ -36,12 +32,7 @@ use pyo3::prelude::*;
 fn _memcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
-    memory::register(m)?;
-    history::register(m)?;
-    listing::register(m)?;
-    search::register(m)?;
-    index::register(m)?;
-    git::register(m)?;
+    records::register(m)?;
     handle::register(m)?;
     Ok(())
 }

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
-import inspect
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,6 +83,30 @@ def test_put_keeps_an_imported_creation_time(store: memcore.Memcore) -> None:
     assert other.created_at == dt.datetime(2024, 5, 17, 9, 0, tzinfo=UTC)
 
 
+def test_created_at_may_be_iso_8601_text_with_an_offset(store: memcore.Memcore) -> None:
+    nine_utc = dt.datetime(2024, 5, 17, 9, 0, tzinfo=UTC)
+    for n, text in enumerate(["2024-05-17T09:00:00Z", "2024-05-17T11:00:00+02:00", "2024-05-17T09:00:00.250+00:00"]):
+        memory = store.put("imported", id=f"iso-{n}", created_at=text)
+        assert memory.created_at == nine_utc, text
+        assert memory.created_at.utcoffset() == dt.timedelta(0)
+    with pytest.raises(memcore.RequestError, match="`memories\\[0\\].created_at`"):
+        store.put("no offset", id="naive", created_at="2024-05-17T09:00:00")
+    assert [s.id for s in store.list()] == ["iso-0", "iso-1", "iso-2"]
+
+
+def test_python_containers_are_taken_as_lists(store: memcore.Memcore) -> None:
+    """Any iterable that is not a str, bytes or mapping is a list: tuples, sets, generators."""
+    memory = store.put(
+        "containers",
+        id="containers",
+        tags=(t for t in ["a", "b"]),
+        related_to={"only-one"},
+        metadata={"pair": (1, "two"), "nested": {"deep": (True, None)}},
+    )
+    assert (memory.tags, memory.related_to) == (("a", "b"), ("only-one",))
+    assert memory.metadata == {"pair": [1, "two"], "nested": {"deep": [True, None]}}
+
+
 def test_update_merges_replaces_and_clears(store: memcore.Memcore) -> None:
     store.put(
         "# Notes\n\nv1",
@@ -121,7 +146,8 @@ def test_delete_and_restore(store: memcore.Memcore) -> None:
     store.put("keep me", id="gone", collection="notes")
     entry = store.delete("gone")
     assert (entry.id, entry.collection, entry.ref) == ("gone", "notes", "notes/gone")
-    assert isinstance(entry.path, Path) and entry.path.exists()
+    assert isinstance(entry.path, str) and Path(entry.path).is_file()
+    assert Path(entry.path).parent == store.path / ".trash" / "notes"
     assert entry.deleted_at.tzinfo is not None
     with pytest.raises(memcore.NotFoundError):
         store.get("gone")
@@ -176,7 +202,9 @@ class TestList:
         listing = filled.list()
         assert len(listing) == 10
         assert [s.ref for s in listing][:3] == ["decisions/m0", "decisions/m1", "decisions/m2"]
+        assert listing.memories == tuple(listing)
         assert listing.skipped == ()
+        assert set(listing.to_dict()) == {"memories", "skipped"}
 
     def test_filters_as_string_list_or_dict(self, filled: memcore.Memcore) -> None:
         assert len(filled.list(filters="tags=even")) == 6
@@ -238,7 +266,7 @@ class TestResults:
         memory.metadata["k"].append(2)
         assert memory.metadata == {"k": [1]}  # a copy each time
         with pytest.raises(TypeError):
-            memcore.Memory()  # not constructible from Python
+            memcore.Memory()  # type: ignore[call-arg]  # not constructible from Python
 
     def test_repr_to_dict_render_and_equality(self, store: memcore.Memcore) -> None:
         memory = store.put(
@@ -253,11 +281,17 @@ class TestResults:
             "version=1, status='active')"
         )
         data = memory.to_dict()
+        assert set(data) == {
+            "ref", "id", "collection", "title", "summary", "type", "status", "tags", "category",
+            "context", "related_to", "project", "priority", "created_by", "importance",
+            "metadata", "created_at", "updated_at", "version", "content",
+        }, "every field, `ref` included"
+        assert data["ref"] == memory.ref == "memory/gpu-acceleration-patterns"
         assert data["id"] == "gpu-acceleration-patterns"
         assert data["type"] is None
         assert data["tags"] == ["gpu", "performance"]
         assert data["created_at"] == memory.created_at
-        assert set(data) >= {"content", "metadata", "version", "status", "importance"}
+        assert (data["related_to"], data["metadata"], data["importance"]) == ([], {}, None)
         context = memory.render()
         assert context == memory.render("context")
         assert context.splitlines()[:2] == ["# GPU Acceleration Patterns", "ID: gpu-acceleration-patterns"]
@@ -285,7 +319,13 @@ class TestResults:
         }
         assert repr(version).startswith("Version(rev='1', version=1, timestamp='")
         entry = store.delete("v")
-        assert entry.to_dict()["path"] == entry.path
+        assert entry.to_dict() == {
+            "ref": "memory/v",
+            "id": "v",
+            "collection": "memory",
+            "deleted_at": entry.deleted_at,
+            "path": entry.path,
+        }
         assert repr(entry).startswith("TrashEntry(ref='memory/v', deleted_at='")
 
 
@@ -355,19 +395,61 @@ class TestOpen:
             assert handle.path == in_tmp_cwd / ".memcore"
 
 
-def test_signatures_match_what_the_methods_accept(store: memcore.Memcore) -> None:
-    """`put`, `list` and `search` spell out their text signatures by hand; every keyword in
-    them must be accepted at runtime with its shown default."""
-    methods: list[tuple[Callable[..., object], tuple[str, ...]]] = [
-        (store.put, ("content",)),
-        (store.list, ()),
-        (store.search, ("content",)),
+def stub_keywords(method: str) -> dict[str, object]:
+    """The keyword-only parameters of `Memcore.<method>` in the installed stubs, with their
+    defaults (`...` where the default is not a literal)."""
+    stub = Path(memcore.__file__).with_name("_memcore.pyi").read_text(encoding="utf-8")
+    handle = next(
+        node for node in ast.parse(stub).body if isinstance(node, ast.ClassDef) and node.name == "Memcore"
+    )
+    function = next(
+        node for node in handle.body if isinstance(node, ast.FunctionDef) and node.name == method
+    )
+    keywords: dict[str, object] = {}
+    for arg, default in zip(function.args.kwonlyargs, function.args.kw_defaults):
+        try:
+            keywords[arg.arg] = ast.literal_eval(default) if default is not None else ...
+        except ValueError:
+            keywords[arg.arg] = ...
+    return keywords
+
+
+def request_fields(operation: str, *path: str) -> set[str]:
+    """The fields of `operation`'s request record, or of the record at `path` inside it."""
+    schema = next(op["request"] for op in memcore.operations() if op["name"] == operation)
+    node: dict[str, Any] = schema
+    for step in path:
+        node = node["properties"][step] if step != "[]" else node["items"]
+        while "$ref" in node:
+            node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return set(node["properties"])
+
+
+def test_the_stubs_name_exactly_the_request_fields() -> None:
+    """Keyword arguments are request fields the stubs spell out (stubtest cannot check them:
+    at runtime they are `**fields`). Every field is typed, and nothing else is."""
+    assert set(stub_keywords("put")) == request_fields("put", "memories", "[]") - {"content"} | {
+        "create_only",
+        "commit",
+    }
+    assert set(stub_keywords("put_many")) == {"create_only", "commit"}
+    assert set(stub_keywords("update")) == request_fields("update", "change") | {"collection"}
+    assert set(stub_keywords("list")) == request_fields("list")
+    assert set(stub_keywords("search")) == request_fields("search") - {"text"}
+    assert set(stub_keywords("get")) == request_fields("get") - {"ref"} | {"collection"}
+
+
+def test_the_stub_defaults_are_accepted(store: memcore.Memcore) -> None:
+    """Every keyword the stubs show, passed with its shown default, is accepted at runtime."""
+    store.put("x", id="there")
+    calls: list[tuple[Callable[..., object], tuple[str, ...], str]] = [
+        (store.put, ("content",), "put"),
+        (store.update, ("there",), "update"),
+        (store.list, (), "list"),
+        (store.search, ("content",), "search"),
+        (store.get, ("there",), "get"),
     ]
-    for method, positional in methods:
-        signature = inspect.signature(method)
-        kwargs = {
-            name: param.default
-            for name, param in signature.parameters.items()
-            if param.kind is inspect.Parameter.KEYWORD_ONLY
-        }
+    for method, positional, name in calls:
+        kwargs = {key: value for key, value in stub_keywords(name).items() if value is not ...}
+        assert kwargs, name
         method(*positional, **kwargs)

@@ -82,6 +82,26 @@ class TestGitNotes:
         note = git(repo, "notes", "--ref=mem/decisions", "show", head)
         assert "summary: Use PostgreSQL" in note and "Cache reads in Redis." in note
 
+    def test_put_attaches_to_the_commit_asked_for(self, repo: Path) -> None:
+        first = git(repo, "rev-parse", "HEAD")
+        write_file(repo / "later.txt", "later\n")
+        head = commit_all(repo, "later")
+        with memcore.open(repo, backend="git-notes") as store:
+            old = store.put("About the first commit.", collection="decisions", commit="HEAD~1")
+            assert old.id == f"decisions:{first}:0"
+            batch = store.put_many(
+                [
+                    {"content": "Another on the first commit.", "collection": "decisions"},
+                    {"content": "A learning there too.", "collection": "learnings"},
+                ],
+                commit=first[:8],
+                create_only=True,
+            )
+            assert [m.id for m in batch] == [f"decisions:{first}:1", f"learnings:{first}:0"]
+            assert store.put("On HEAD.", collection="decisions").id == f"decisions:{head}:0"
+            hydrated = store.hydrate(old.id, "full")
+            assert hydrated.commit is not None and hydrated.commit.sha == first
+
     def test_collections_are_namespaces(self, repo: Path) -> None:
         with memcore.open(repo, backend="git-notes") as store:
             with pytest.raises(memcore.ValidationError) as caught:
@@ -119,7 +139,7 @@ class TestGitNotes:
             assert commit.time.tzinfo is not None
             assert abs(dt.datetime.now(dt.timezone.utc) - commit.time) < dt.timedelta(hours=1)
             assert repr(commit).startswith(f"CommitInfo(sha='{sha}', author='{AUTHOR}', time='")
-            assert repr(commit).endswith("message='add many files')")
+            assert repr(commit).endswith("message='add many files\\n\\nwith a body')")
 
             files = store.hydrate(memory.id, level="files", collection="decisions")
             assert files.commit == commit
@@ -129,7 +149,7 @@ class TestGitNotes:
             assert by_path["f00.txt"].size == 7
             big = by_path["big.bin"]
             assert (big.size, big.content) == (200 * 1024, None)
-            assert repr(big) == "ChangedFile(path='big.bin', size=204800, content=None)"
+            assert repr(big) == "ChangedFile(path='big.bin', size=204800)"
             assert repr(by_path["f00.txt"]) == "ChangedFile(path='f00.txt', size=7)"
             assert repr(files) == (
                 f"Hydrated(ref='{memory.ref}', level='files', files=20, files_omitted=3)"
@@ -288,9 +308,10 @@ class TestErrors:
             memcore.open(tmp_path, backend="svn")  # type: ignore[arg-type]
         assert backend.value.recovery == 'use backend="file" or "git-notes"'
         store.put("x", id="x")
-        with pytest.raises(memcore.ValidationError, match='unknown level "everything"') as level:
+        with pytest.raises(memcore.RequestError, match="at `level`: unknown variant `everything`") as level:
             store.hydrate("x", "everything")  # type: ignore[arg-type]
-        assert level.value.recovery == 'use level="summary", "full" or "files"'
+        assert "`summary`, `full`, `files`" in str(level.value)
+        assert "memcore operations hydrate" in level.value.recovery
         with pytest.raises(memcore.ValidationError, match="unknown scope"):
             memcore.open(scope="nearby")  # type: ignore[arg-type]
 

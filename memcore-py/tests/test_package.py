@@ -53,6 +53,7 @@ def test_the_example_agent_runs_and_can_run_again(tmp_path: Path) -> None:
         assert "ID: adopt-wgpu" in out
         assert "resolved blockers/ci-lacks-vulkan-drivers" in out
         assert "[NOT_FOUND]" in out
+        assert "so is a misspelt argument: invalid `search` request at `limt`: unknown field `limt`" in out
         assert "open blockers: 0" in out
         # The suite runs without the embedding model: search falls back to text and says so.
         assert "note: semantic search is unavailable" in out
@@ -65,7 +66,7 @@ def test_the_example_agent_runs_and_can_run_again(tmp_path: Path) -> None:
         assert decision.version >= 4  # two runs, each a put and an update
         assert handle.get("blockers/ci-lacks-vulkan-drivers").status == "resolved"
         assert handle.get("meetings/kickoff").version == 2  # imported by both runs
-        assert handle.verify().is_consistent()
+        assert handle.verify().consistent
 
 
 @pytest.mark.usefixtures("real_model")

@@ -65,18 +65,18 @@ def test_any_iterable_and_an_empty_one(store: memcore.Memcore) -> None:
 
 
 BAD_ITEMS: list[tuple[str, Any, type[Exception], str]] = [
-    ("one str", "just text", TypeError, "not a single str"),
-    ("one mapping", {"content": "x"}, TypeError, "not a single dict"),
-    ("not iterable", 42, TypeError, "iterable of str or mappings, not int"),
-    ("item not str", ["ok", 7], TypeError, "put_many item 1: expected a str (the content) or a mapping"),
-    ("no content", [{"title": "x"}], TypeError, "put_many item 0: put() missing 1 required positional argument: 'content'"),
-    ("unknown key", [{"content": "x", "colour": "red"}], TypeError, "put_many item 0: put() got an unexpected keyword argument 'colour'"),
-    ("tags as one str", ["ok", {"content": "x", "tags": "solo"}], TypeError, "put_many item 1: expected a list of str, not a single str"),
-    ("content not str", [{"content": 3}], TypeError, "put_many item 0:"),
-    ("naive datetime", [{"content": "x", "created_at": dt.datetime(2024, 1, 1)}], memcore.ValidationError, "put_many item 0: the datetime has no timezone"),
-    ("bad status", ["ok", "ok too", {"content": "x", "status": "done"}], memcore.ValidationError, "put_many item 2:"),
+    ("one str", "just text", memcore.RequestError, "not a single str"),
+    ("one mapping", {"content": "x"}, memcore.RequestError, "not a single dict"),
+    ("not iterable", 42, memcore.RequestError, "iterable of str or mappings, not int"),
+    ("item not str", ["ok", 7], memcore.RequestError, "put_many item 1: expected a str (the content) or a mapping"),
+    ("no content", [{"title": "x"}], memcore.RequestError, "`memories[0]`: missing field `content`"),
+    ("unknown key", [{"content": "x", "colour": "red"}], memcore.RequestError, "`memories[0].colour`: unknown field `colour`"),
+    ("tags as one str", ["ok", {"content": "x", "tags": "solo"}], memcore.RequestError, "`memories[1].tags`"),
+    ("content not str", [{"content": 3}], memcore.RequestError, "`memories[0].content`"),
+    ("naive datetime", [{"content": "x", "created_at": dt.datetime(2024, 1, 1)}], memcore.ValidationError, "item 0['created_at'] is a datetime without a timezone"),
+    ("bad status", ["ok", "ok too", {"content": "x", "status": "done"}], memcore.RequestError, "`memories[2].status`: unknown variant `done`"),
     ("reserved metadata", [{"content": "x", "metadata": {"tags": []}}], memcore.ValidationError, "memory field"),
-    ("create_only", [{"content": "x", "create_only": True}], memcore.ValidationError, "create_only is not supported by put_many"),
+    ("create_only in an item", [{"content": "x", "create_only": True}], memcore.RequestError, "`memories[0].create_only`: unknown field"),
     ("bad id", ["ok", {"content": "x", "id": "../escape"}], memcore.ValidationError, ""),
     ("too long id", ["ok", {"content": "x", "id": "a" * 500}], memcore.ValidationError, ""),
 ]
@@ -91,9 +91,11 @@ def test_bad_items_write_nothing(store: memcore.Memcore, items: Any, error: type
     """Every item is checked, by the binding and then by the core, before anything is written."""
     with pytest.raises(error) as caught:
         store.put_many(items)
-    assert message in str(caught.value)
-    if isinstance(caught.value, memcore.ValidationError):
-        assert caught.value.recovery
+    err = caught.value
+    assert type(err) is error
+    assert isinstance(err, memcore.ValidationError)
+    assert message in str(err)
+    assert err.recovery
     assert len(store.list()) == 0
 
 
@@ -119,7 +121,24 @@ def test_a_failure_while_storing_is_a_storage_error_and_the_batch_can_be_retried
         "notes/second",
         "notes/third",
     ]
-    assert store.verify().is_consistent()
+    assert store.verify().consistent
+
+
+def test_create_only_refuses_the_whole_batch_if_one_exists(store: memcore.Memcore) -> None:
+    """With `create_only`, every item is checked for a conflict before anything is written."""
+    store.put("already here", id="taken", collection="notes")
+    batch: list[dict[str, Any]] = [
+        {"content": "new", "id": "fresh", "collection": "notes"},
+        {"content": "clash", "id": "taken", "collection": "notes"},
+    ]
+    with pytest.raises(memcore.ConflictError) as caught:
+        store.put_many(batch, create_only=True)
+    assert "taken" in str(caught.value) and caught.value.recovery
+    assert [s.ref for s in store.list()] == ["notes/taken"], "nothing written"
+    assert store.get("notes/taken").content == "already here"
+    stored = store.put_many([batch[0], {"content": "also new", "id": "fresher"}], create_only=True)
+    assert [(m.ref, m.version) for m in stored] == [("notes/fresh", 1), ("memory/fresher", 1)]
+    assert store.put_many(batch)[1].version == 2, "without create_only it replaces"
 
 
 def test_put_many_on_a_closed_handle(store_path: Path) -> None:

@@ -142,6 +142,14 @@ def test_filters_restrict_the_hits(corpus: memcore.Memcore) -> None:
     assert found(updated_before=budget_created, updated_after=NOW - dt.timedelta(days=6)) == {
         "blockers/vulkan-drivers-in-ci"
     }
+    # Bounds may be ISO 8601 text with an offset too.
+    week_ago = NOW - dt.timedelta(days=7)
+    assert found(created_after=week_ago.isoformat()) == found(created_after=week_ago)
+    assert found(created_before=week_ago.astimezone(plus_two).isoformat()) == found(created_before=week_ago)
+    assert found(
+        updated_after=(NOW - dt.timedelta(days=6)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        updated_before=budget_created.isoformat(),
+    ) == {"blockers/vulkan-drivers-in-ci"}
     assert found(filters="priority=high") == {"learnings/metal-on-apple-silicon"}
     assert found(filters={"tags": ["http", "budget"]}) == {"decisions/retry-policy", "decisions/gpu-budget"}
     assert found(filters=["type=decision", "status=resolved"]) == {"decisions/gpu-budget"}
@@ -161,13 +169,17 @@ def test_limit_and_the_recency_boost(corpus: memcore.Memcore) -> None:
     assert refs(plain)[0] == "learnings/metal-on-apple-silicon"
     assert all(hit.parts.recency == 1.0 for hit in plain)
     # ... but a strong recency boost with a short half-life puts the fresh one first.
-    boosted = corpus.search("Metal GPU renderer", mode="text", recency_weight=1.0, recency_half_life_days=7)
+    boosted = corpus.search("Metal GPU renderer", mode="text", recency={"weight": 1.0, "half_life_days": 7})
     assert refs(boosted)[0] == "decisions/gpu-budget"
     by_ref = {hit.memory.ref: hit for hit in boosted}
     old = by_ref["learnings/metal-on-apple-silicon"]
     assert old.parts.recency < 0.001
     assert old.score == pytest.approx(old.parts.base * old.parts.recency)
     assert 0.85 < by_ref["decisions/gpu-budget"].parts.recency < 1.0  # one day at 7-day half-life
+    # The half-life defaults to 30 days: the same weight boosts less.
+    default_half_life = corpus.search("Metal GPU renderer", mode="text", recency={"weight": 1.0})
+    fresh = {hit.memory.ref: hit.parts.recency for hit in default_half_life}["decisions/gpu-budget"]
+    assert by_ref["decisions/gpu-budget"].parts.recency < fresh < 1.0
 
 
 def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.Memcore) -> None:
@@ -176,8 +188,10 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
     assert len(results) == 3 and bool(results)
     hits = list(results)
     assert [h.memory.ref for h in hits] == refs(results)
+    assert results.hits == tuple(hits)
+    assert results.maintenance == ()
     assert results[0] == hits[0] and results[-1] == hits[-1] and results[2] == hits[2]
-    assert results[0] is results[0]
+    assert results[0] == results[0], "an item is made when it is read; equal each time"
     assert results[1:] == hits[1:] and isinstance(results[:2], list)
     assert results[::-1] == hits[::-1]
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -196,7 +210,7 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
     assert not corpus.search("nothing like this at all", mode="text")
 
     assert repr(results).startswith("SearchResults(mode='text', len=3, refs=['")
-    assert repr(results).endswith(", warnings=0)")
+    assert repr(results).endswith(", warnings=0, maintenance=0)")
     top = hits[0]
     assert repr(top) == f"Hit(ref={top.memory.ref!r}, title={top.memory.title!r}, score={top.score!r})"
     assert repr(top.parts).startswith("ScoreParts(text_rank=1, text_score=")
@@ -204,7 +218,8 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
     assert top.parts == corpus.search("GPU", mode="text", statuses=())[0].parts
 
     data = results.to_dict()
-    assert data["mode"] == "text" and data["warnings"] == []
+    assert set(data) == {"hits", "mode", "warnings", "maintenance"}
+    assert data["mode"] == "text" and data["warnings"] == [] and data["maintenance"] == []
     assert [h["memory"]["id"] for h in data["hits"]] == [h.memory.id for h in hits]
     first = data["hits"][0]
     assert first["score"] == top.score
@@ -230,28 +245,36 @@ def test_f32_scores_read_back_as_short_floats(corpus: memcore.Memcore) -> None:
         assert struct.pack("<f", score) == struct.pack("<f", hit.parts.base), "the same f32"
 
 
+#: (name, search keyword arguments, the exact exception class, a stable part of its message):
+#: `RequestError` where the argument does not fit the query record, `ValidationError` where
+#: it fits but breaks a rule.
 BAD_SEARCHES: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("empty text", {"text": ""}, memcore.ValidationError, "empty"),
     ("blank text", {"text": "  \n"}, memcore.ValidationError, "empty"),
     ("limit 0", {"limit": 0}, memcore.ValidationError, "limit 0 is outside 1..=1000"),
     ("limit too big", {"limit": 1001}, memcore.ValidationError, "limit 1001 is outside 1..=1000"),
-    ("negative limit", {"limit": -1}, memcore.ValidationError, "limit -1 is outside 1..=1000"),
-    ("limit as str", {"limit": "3"}, TypeError, ""),
-    ("unknown mode", {"mode": "fuzzy"}, memcore.ValidationError, "unknown search mode"),
-    ("mode not a str", {"mode": 3}, TypeError, ""),
-    ("text not a str", {"text": None}, TypeError, ""),
-    ("unknown status", {"statuses": ["done"]}, memcore.ValidationError, "status"),
-    ("statuses as one str", {"statuses": "active"}, TypeError, "single str"),
-    ("collections as one str", {"collections": "decisions"}, TypeError, "single str"),
+    ("negative limit", {"limit": -1}, memcore.RequestError, "at `limit`"),
+    ("limit as str", {"limit": "3"}, memcore.RequestError, "at `limit`"),
+    ("unknown mode", {"mode": "fuzzy"}, memcore.RequestError, "at `mode`: unknown variant `fuzzy`"),
+    ("mode not a str", {"mode": 3}, memcore.RequestError, "at `mode`"),
+    ("text not a str", {"text": 3}, memcore.RequestError, "at `text`"),
+    ("text None", {"text": None}, memcore.RequestError, "missing field `text`"),
+    ("unknown status", {"statuses": ["done"]}, memcore.RequestError, "at `statuses[0]`: unknown variant `done`"),
+    ("statuses as one str", {"statuses": "active"}, memcore.RequestError, "at `statuses`"),
+    ("collections as one str", {"collections": "decisions"}, memcore.RequestError, "at `collections`"),
     ("bad collection", {"collections": ["../up"]}, memcore.ValidationError, "collection"),
-    ("tags not str", {"tags_any": [1]}, TypeError, "item 0 is int"),
-    ("bad filter", {"filters": "priority"}, memcore.ValidationError, "invalid filter"),
+    ("tags not str", {"tags_any": [1]}, memcore.RequestError, "at `tags_any[0]`"),
+    ("bad filter", {"filters": "priority"}, memcore.RequestError, "invalid filter"),
     ("similarity above 1", {"min_similarity": 1.5}, memcore.ValidationError, "min_similarity"),
     ("similarity NaN", {"min_similarity": float("nan")}, memcore.ValidationError, "min_similarity"),
-    ("weight above 1", {"recency_weight": 1.1}, memcore.ValidationError, "recency"),
-    ("zero half-life", {"recency_half_life_days": 0.0}, memcore.ValidationError, "recency"),
+    ("weight above 1", {"recency": {"half_life_days": 30.0, "weight": 1.1}}, memcore.ValidationError, "recency"),
+    ("zero half-life", {"recency": {"half_life_days": 0.0, "weight": 0.5}}, memcore.ValidationError, "recency"),
+    ("unknown recency field", {"recency": {"weight": 0.5, "halflife": 3}}, memcore.RequestError, "at `recency.halflife`"),
+    ("the old recency keyword", {"recency_weight": 0.5}, memcore.RequestError, "unknown field `recency_weight`"),
+    ("unknown keyword", {"colour": "red"}, memcore.RequestError, "unknown field `colour`"),
     ("naive datetime", {"created_after": dt.datetime(2024, 1, 1)}, memcore.ValidationError, "timezone"),
-    ("date not a datetime", {"updated_before": "2024-01-01"}, TypeError, "datetime"),
+    ("date without a time", {"updated_before": "2024-01-01"}, memcore.RequestError, "at `updated_before`"),
+    ("time without an offset", {"created_after": "2024-01-01T00:00:00"}, memcore.RequestError, "at `created_after`"),
     (
         "empty range",
         {"created_after": NOW, "created_before": NOW - dt.timedelta(days=1)},
@@ -271,10 +294,11 @@ def test_bad_arguments(corpus: memcore.Memcore, kwargs: dict[str, Any], error: t
     text = kwargs.pop("text")
     with pytest.raises(error) as caught:
         corpus.search(text, **kwargs)
-    assert message in str(caught.value)
-    if isinstance(caught.value, memcore.ValidationError):
-        assert isinstance(caught.value, ValueError)
-        assert caught.value.recovery
+    err = caught.value
+    assert type(err) is error
+    assert isinstance(err, memcore.ValidationError) and isinstance(err, ValueError)
+    assert message in str(err)
+    assert err.recovery
 
 
 def test_search_on_a_closed_handle(store_path: Path) -> None:

@@ -21,11 +21,17 @@ git history (any revision: ``"HEAD~2"``, a tag, a commit id); ``open(path,
 backend="git-notes")`` keeps memories as git notes, which ``hydrate`` shows with their commit
 and files and ``sync`` indexes after a fetch.
 
+Every method is one operation of the core, with keyword arguments that are the fields of
+its request record; ``store.call(name, ...)`` runs any operation by name, and
+``memcore.operations()`` lists them with their JSON Schemas. Results are immutable records
+whose ``to_dict()`` gives every field.
+
 ``search`` is hybrid by default (full-text and semantic, fused by rank); without the embedding
 model it falls back to full text and says so in ``results.warnings``.
 
 Every error is a :class:`MemcoreError` with ``.category`` and ``.recovery`` (what to do
-next); :class:`ValidationError` is also a ``ValueError``. Calls release the GIL, so one
+next); :class:`ValidationError` is also a ``ValueError``, and :class:`RequestError`
+(arguments that do not fit the request) also a ``TypeError``. Calls release the GIL, so one
 handle can serve many threads.
 """
 
@@ -37,17 +43,26 @@ from ._memcore import (
     EmbeddingError,
     Hit,
     Hydrated,
-    IndexDiff,
+    IndexCheck,
+    IndexRebuild,
+    IndexRepair,
     Listing,
     Memcore,
     MemcoreError,
     MemcoreIndexError,
     Memory,
+    MemoryRecord,
     MemorySummary,
     NotFoundError,
+    Record,
+    RecordIterator,
+    ReindexReport,
     RepairReport,
+    RequestError,
     ScoreParts,
     SearchResults,
+    SequenceRecord,
+    Stats,
     StorageError,
     SyncReport,
     TrashEntry,
@@ -57,6 +72,7 @@ from ._memcore import (
     Version,
     __version__,
     open,
+    operations,
 )
 
 __all__ = [
@@ -67,17 +83,26 @@ __all__ = [
     "EmbeddingError",
     "Hit",
     "Hydrated",
-    "IndexDiff",
+    "IndexCheck",
+    "IndexRebuild",
+    "IndexRepair",
     "Listing",
     "Memcore",
     "MemcoreError",
     "MemcoreIndexError",
     "Memory",
+    "MemoryRecord",
     "MemorySummary",
     "NotFoundError",
+    "Record",
+    "RecordIterator",
+    "ReindexReport",
     "RepairReport",
+    "RequestError",
     "ScoreParts",
     "SearchResults",
+    "SequenceRecord",
+    "Stats",
     "StorageError",
     "SyncReport",
     "TrashEntry",
@@ -87,4 +112,5 @@ __all__ = [
     "Version",
     "__version__",
     "open",
+    "operations",
 ]

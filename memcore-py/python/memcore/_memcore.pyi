@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Literal, SupportsIndex, final, overload
+from typing import Any, ClassVar, Generic, Literal, SupportsIndex, TypeVar, final, overload, type_check_only
+
+from typing_extensions import Self, disjoint_base
 
 _Status = Literal["active", "resolved", "archived", "tombstone"]
 _Format = Literal["context", "json", "raw"]
@@ -16,36 +18,48 @@ _Backend = Literal["file", "git-notes"]
 _Level = Literal["summary", "full", "files"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
+_Time = datetime | str
+_Rev = str | int
+_T = TypeVar("_T")
 
 __all__ = [
     "__version__",
     "MemcoreError",
     "NotFoundError",
     "ValidationError",
+    "RequestError",
     "ConflictError",
     "StorageError",
     "CorruptedError",
     "MemcoreIndexError",
     "EmbeddingError",
     "UnsupportedError",
+    "Record",
+    "SequenceRecord",
+    "MemoryRecord",
+    "RecordIterator",
     "Memory",
     "MemorySummary",
     "Version",
     "TrashEntry",
     "Listing",
-    "ListingIterator",
     "SearchResults",
     "Hit",
     "ScoreParts",
+    "IndexCheck",
     "VerifyReport",
-    "IndexDiff",
+    "IndexRepair",
     "RepairReport",
+    "IndexRebuild",
+    "ReindexReport",
     "SyncReport",
     "Hydrated",
     "CommitInfo",
     "ChangedFile",
+    "Stats",
     "Memcore",
     "open",
+    "operations",
 ]
 
 __version__: str
@@ -63,6 +77,10 @@ class NotFoundError(MemcoreError):
 
 class ValidationError(MemcoreError, ValueError):
     """The input breaks a rule; nothing was written. Also a ValueError."""
+
+class RequestError(ValidationError, TypeError):
+    """The arguments do not fit the operation's request record (an unknown keyword, a missing
+    one, a value of the wrong type); nothing was done. Also a TypeError."""
 
 class ConflictError(MemcoreError):
     """The memory exists, the id is ambiguous, or another writer held the lock too long."""
@@ -85,23 +103,56 @@ class EmbeddingError(MemcoreError):
 class UnsupportedError(MemcoreError):
     """The store's backend does not offer this operation."""
 
-# Results: immutable; compare equal by value.
+# Results: records made from the core's result types; immutable, equal by value.
+
+@type_check_only
+@final
+class _RecordData:
+    """What the binding makes a record from; records are not constructed in Python."""
+
+@disjoint_base
+class Record:
+    """Base of every result: `to_dict()` gives every field as plain Python data."""
+
+    def __new__(cls, data: _RecordData) -> Self: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+class SequenceRecord(Record, Generic[_T]):
+    """A result that is a read-only sequence of its items (len, indexing, slicing, iteration)."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: SupportsIndex, /) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice, /) -> builtins.list[_T]: ...
+    def __iter__(self) -> RecordIterator[_T]: ...
 
 @final
-class Memory:
-    """One memory: markdown content plus its metadata."""
+class RecordIterator(Iterator[_T]):
+    def __iter__(self) -> RecordIterator[_T]: ...
+    def __next__(self) -> _T: ...
 
+class MemoryRecord(Record):
+    """Base of `Memory`, which renders itself."""
+
+    def render(self, format: _Format = "context") -> str:
+        """`context`: a block for a prompt; `json`: one JSON object; `raw`: the content."""
+
+@type_check_only
+class _MemoryFields(Record):
+    """The fields a memory and its summary share."""
+
+    @property
+    def ref(self) -> str:
+        """`collection/id`: finds exactly this memory."""
     @property
     def id(self) -> str: ...
     @property
     def collection(self) -> str: ...
     @property
-    def ref(self) -> str:
-        """`collection/id`: finds exactly this memory."""
-    @property
     def title(self) -> str: ...
-    @property
-    def summary(self) -> str | None: ...
     @property
     def type(self) -> str | None: ...
     @property
@@ -110,6 +161,23 @@ class Memory:
     def tags(self) -> tuple[str, ...]: ...
     @property
     def category(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def version(self) -> int: ...
+
+@final
+class MemorySummary(_MemoryFields):
+    """The listing form of a memory; fetch the whole memory with `Memcore.get(s.ref)`."""
+
+@final
+class Memory(MemoryRecord, _MemoryFields):
+    """One memory: markdown content plus its metadata."""
+
+    @property
+    def summary(self) -> str | None: ...
     @property
     def context(self) -> str | None: ...
     @property
@@ -121,56 +189,15 @@ class Memory:
     @property
     def created_by(self) -> str | None: ...
     @property
-    def created_at(self) -> datetime: ...
-    @property
-    def updated_at(self) -> datetime: ...
-    @property
     def importance(self) -> float | None: ...
-    @property
-    def version(self) -> int: ...
     @property
     def metadata(self) -> dict[str, Any]:
         """Frontmatter keys memcore does not interpret (a new dict on every access)."""
     @property
     def content(self) -> str: ...
-    def render(self, format: _Format = "context") -> str:
-        """`context`: a block for a prompt; `json`: one JSON object; `raw`: the content."""
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class MemorySummary:
-    """The listing form of a memory; fetch the whole memory with `Memcore.get(s.ref)`."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def collection(self) -> str: ...
-    @property
-    def ref(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def type(self) -> str | None: ...
-    @property
-    def status(self) -> _Status: ...
-    @property
-    def tags(self) -> tuple[str, ...]: ...
-    @property
-    def category(self) -> str | None: ...
-    @property
-    def created_at(self) -> datetime: ...
-    @property
-    def updated_at(self) -> datetime: ...
-    @property
-    def version(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
-
-@final
-class Version:
+class Version(Record):
     """One entry in the history of a memory."""
 
     @property
@@ -186,49 +213,34 @@ class Version:
     def message(self) -> str | None: ...
     @property
     def current(self) -> bool: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class TrashEntry:
+class TrashEntry(Record):
     """A memory moved to the trash; `Memcore.restore(entry.ref)` brings it back."""
 
+    @property
+    def ref(self) -> str: ...
     @property
     def id(self) -> str: ...
     @property
     def collection(self) -> str: ...
     @property
-    def ref(self) -> str: ...
-    @property
     def deleted_at(self) -> datetime: ...
     @property
-    def path(self) -> Path: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def path(self) -> str: ...
 
 @final
-class Listing:
+class Listing(SequenceRecord[MemorySummary]):
     """What `Memcore.list` returns: a read-only sequence of `MemorySummary`."""
 
     @property
+    def memories(self) -> tuple[MemorySummary, ...]: ...
+    @property
     def skipped(self) -> tuple[MemcoreError, ...]:
         """One error per memory file that could not be read."""
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: SupportsIndex, /) -> MemorySummary: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[MemorySummary]: ...
-    def __iter__(self) -> ListingIterator: ...
 
 @final
-class ListingIterator(Iterator[MemorySummary]):
-    def __iter__(self) -> ListingIterator: ...
-    def __next__(self) -> MemorySummary: ...
-
-@final
-class ScoreParts:
+class ScoreParts(Record):
     """Why a hit ranks where it does."""
 
     @property
@@ -249,12 +261,9 @@ class ScoreParts:
     @property
     def recency(self) -> float:
         """The recency factor multiplied in (1.0 without a boost)."""
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class Hit:
+class Hit(Record):
     """One search result; fetch the whole memory with `Memcore.get(hit.memory.ref)`."""
 
     @property
@@ -264,30 +273,25 @@ class Hit:
         """`parts.base * parts.recency`; higher is better."""
     @property
     def parts(self) -> ScoreParts: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class SearchResults:
+class SearchResults(SequenceRecord[Hit]):
     """What `Memcore.search` returns: a read-only sequence of `Hit`, best first."""
 
+    @property
+    def hits(self) -> tuple[Hit, ...]: ...
     @property
     def mode(self) -> _Mode:
         """The mode actually used (semantic and hybrid fall back to text without the model)."""
     @property
     def warnings(self) -> tuple[str, ...]: ...
-    def __len__(self) -> int: ...
-    @overload
-    def __getitem__(self, index: SupportsIndex, /) -> Hit: ...
-    @overload
-    def __getitem__(self, index: slice, /) -> list[Hit]: ...
-    def __iter__(self) -> Iterator[Hit]: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    @property
+    def maintenance(self) -> tuple[dict[str, Any], ...]:
+        """Index work the search did first (a crashed writer's, a lagging index's)."""
 
 @final
-class IndexDiff:
-    """How one index differs from the store, as sorted `collection/id` keys."""
+class IndexCheck(Record):
+    """One index against the store, as `verify` found it (keys as `collection/id`)."""
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -298,44 +302,71 @@ class IndexDiff:
     @property
     def mismatched(self) -> tuple[str, ...]:
         """In both, but the index holds another version."""
-    def is_clean(self) -> bool: ...
-    def to_dict(self) -> dict[str, list[str]]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
+    @property
+    def unavailable(self) -> str | None:
+        """Why the index was not checked (the vector index without its model)."""
+    @property
+    def built_with(self) -> str | None:
+        """What its entries were made with (the vector index's model)."""
 
 @final
-class VerifyReport:
+class VerifyReport(Record):
     """What `Memcore.verify` found."""
 
     @property
     def store_count(self) -> int: ...
     @property
-    def text(self) -> IndexDiff: ...
+    def indexes(self) -> dict[str, IndexCheck]:
+        """Each index by name: `text`, `vector`."""
     @property
-    def vectors(self) -> IndexDiff | None:
-        """`None` when semantic search is unavailable; `vectors_unavailable` says why."""
-    @property
-    def vectors_unavailable(self) -> str | None: ...
+    def consistent(self) -> bool:
+        """Whether every index that was checked matches the store."""
     @property
     def unreadable(self) -> tuple[MemcoreError, ...]:
         """One error (usually `CorruptedError`) per store file that could not be read."""
-    def is_consistent(self) -> bool: ...
-    def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class RepairReport:
+class IndexRepair(Record):
+    """What `repair` did to one index."""
+
+    @property
+    def reindexed(self) -> int: ...
+    @property
+    def removed(self) -> int: ...
+
+@final
+class RepairReport(Record):
     """What `Memcore.repair` did."""
 
     @property
     def reindexed(self) -> int: ...
     @property
     def removed(self) -> int: ...
-    def to_dict(self) -> dict[str, int]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
+    @property
+    def indexes(self) -> dict[str, IndexRepair]: ...
 
 @final
-class SyncReport:
+class IndexRebuild(Record):
+    """What `reindex` did to one index."""
+
+    @property
+    def indexed(self) -> int: ...
+    @property
+    def unavailable(self) -> str | None: ...
+
+@final
+class ReindexReport(Record):
+    """What `Memcore.reindex` did."""
+
+    @property
+    def memories(self) -> int: ...
+    @property
+    def indexes(self) -> dict[str, IndexRebuild]: ...
+    @property
+    def unreadable(self) -> tuple[MemcoreError, ...]: ...
+
+@final
+class SyncReport(Record):
     """What `Memcore.sync` did."""
 
     @property
@@ -344,12 +375,9 @@ class SyncReport:
     @property
     def full(self) -> bool:
         """Whether the whole store was compared rather than only what changed."""
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class CommitInfo:
+class CommitInfo(Record):
     """The commit a hydrated memory's note is attached to."""
 
     @property
@@ -362,12 +390,9 @@ class CommitInfo:
     def time(self) -> datetime: ...
     @property
     def message(self) -> str: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class ChangedFile:
+class ChangedFile(Record):
     """A file changed by the commit of a hydrated memory."""
 
     @property
@@ -377,12 +402,9 @@ class ChangedFile:
     @property
     def content(self) -> str | None:
         """`None` when deleted, binary or over 100 KiB."""
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
-class Hydrated:
+class Hydrated(Record):
     """A memory with the git context its level asked for."""
 
     @property
@@ -400,9 +422,19 @@ class Hydrated:
         """The files that commit changed, at most 20 (level "files")."""
     @property
     def files_omitted(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class Stats(Record):
+    """What a store holds, counted by collection and status."""
+
+    @property
+    def memories(self) -> int: ...
+    @property
+    def collections(self) -> dict[str, int]: ...
+    @property
+    def statuses(self) -> dict[str, int]: ...
+    @property
+    def unreadable(self) -> int: ...
 
 @final
 class Memcore:
@@ -424,10 +456,16 @@ class Memcore:
         traceback: TracebackType | None,
         /,
     ) -> Literal[False]: ...
+    def call(
+        self, operation: str, request: Mapping[str, Any] | None = None, /, **fields: Any
+    ) -> Any:
+        """Runs any operation by name (see `operations()`) on its request record."""
     def put(
         self,
         content: str,
         *,
+        create_only: bool = False,
+        commit: str | None = None,
         id: str | None = None,
         collection: str | None = None,
         title: str | None = None,
@@ -443,14 +481,23 @@ class Memcore:
         created_by: str | None = None,
         importance: float | None = None,
         metadata: Mapping[str, Any] | None = None,
-        created_at: datetime | None = None,
-        create_only: bool = False,
+        created_at: _Time | None = None,
     ) -> Memory:
         """Stores a memory (replacing one with the same id, unless `create_only`)."""
-    def put_many(self, items: Iterable[str | Mapping[str, Any]]) -> builtins.list[Memory]:
-        """Stores several memories in one batch; a mapping takes `put`'s keyword arguments."""
-    def get(self, id: str, *, collection: str | None = None) -> Memory:
-        """The memory `id` (or `collection/id`)."""
+    def put_many(
+        self,
+        items: Iterable[str | Mapping[str, Any]],
+        *,
+        create_only: bool = False,
+        commit: str | None = None,
+    ) -> builtins.list[Memory]:
+        """Stores several memories in one batch; a mapping holds a memory's fields."""
+    def get(
+        self, id: str, *, collection: str | None = None, version: _Rev | None = None
+    ) -> Memory:
+        """The memory `id` (or `collection/id`), now or at `version`."""
+    def get_version(self, id: str, rev: _Rev, *, collection: str | None = None) -> Memory:
+        """The memory as it was at `rev` (a `Version.rev`, a git revision, or "current")."""
     def update(
         self,
         id: str,
@@ -476,35 +523,29 @@ class Memcore:
         """Moves a memory to the trash."""
     def restore(self, id: str, *, collection: str | None = None) -> Memory:
         """Brings the most recently deleted memory `id` back."""
+    def restore_version(self, id: str, rev: _Rev, *, collection: str | None = None) -> Memory:
+        """Writes the memory back as it was at `rev`, as a new version."""
     def list(
         self,
         *,
         collection: str | None = None,
-        filters: _Filters = (),
+        filters: _Filters | None = None,
         limit: int | None = None,
-        offset: int = 0,
+        offset: int | None = None,
     ) -> Listing:
         """Memories matching every `key=value[,value...]` filter, by collection then id."""
     def collections(self) -> builtins.list[str]: ...
     def versions(self, id: str, *, collection: str | None = None) -> builtins.list[Version]:
         """The history of a memory, oldest first, current last."""
-    def get_version(
-        self, id: str, rev: str | int, *, collection: str | None = None
-    ) -> Memory:
-        """The memory as it was at `rev` (a `Version.rev`, a git revision, or "current")."""
     def diff(
         self,
         id: str,
-        from_rev: str | int,
-        to_rev: str | int = "current",
+        from_rev: _Rev,
+        to_rev: _Rev = "current",
         *,
         collection: str | None = None,
     ) -> str:
         """A unified diff of the memory between two revisions; empty when they match."""
-    def restore_version(
-        self, id: str, rev: str | int, *, collection: str | None = None
-    ) -> Memory:
-        """Writes the memory back as it was at `rev`, as a new version."""
     def hydrate(
         self, id: str, level: _Level = "summary", *, collection: str | None = None
     ) -> Hydrated:
@@ -513,24 +554,25 @@ class Memcore:
         self,
         text: str,
         *,
-        mode: _Mode = "hybrid",
-        limit: int = 10,
-        collections: Iterable[str] = (),
-        tags_any: Iterable[str] = (),
-        tags_all: Iterable[str] = (),
-        types: Iterable[str] = (),
+        mode: _Mode | None = None,
+        limit: int | None = None,
+        collections: Iterable[str] | None = None,
+        tags_any: Iterable[str] | None = None,
+        tags_all: Iterable[str] | None = None,
+        types: Iterable[str] | None = None,
         statuses: Iterable[_Status] | None = None,
-        created_after: datetime | None = None,
-        created_before: datetime | None = None,
-        updated_after: datetime | None = None,
-        updated_before: datetime | None = None,
-        filters: _Filters = (),
+        created_after: _Time | None = None,
+        created_before: _Time | None = None,
+        updated_after: _Time | None = None,
+        updated_before: _Time | None = None,
+        filters: _Filters | None = None,
         min_similarity: float | None = None,
-        recency_half_life_days: float = 30.0,
-        recency_weight: float = 0.0,
+        recency: Mapping[str, float] | None = None,
     ) -> SearchResults:
         """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
-    def reindex(self, progress: Callable[[int, int], object] | None = None) -> int:
+    def stats(self) -> Stats:
+        """Counts the memories by collection and status."""
+    def reindex(self, progress: Callable[[int, int], object] | None = None) -> ReindexReport:
         """Rebuilds every index; `progress(done, total)` is called as it goes."""
     def verify(self) -> VerifyReport:
         """Compares the store with every index."""
@@ -547,6 +589,9 @@ def open(
     backend: _Backend | None = None,
 ) -> Memcore:
     """Opens (creating if needed) the store at `path`, or the one `scope` finds."""
+
+def operations() -> builtins.list[dict[str, Any]]:
+    """Every operation `Memcore.call` runs: name, summary, request and result JSON Schemas."""
 
 def _panic_for_tests(message: str) -> None:
     """Test hook: panics inside the native call boundary, which raises MemcoreError."""
