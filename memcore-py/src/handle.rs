@@ -64,6 +64,25 @@ impl PyMemcore {
         Ok(record(py, kind_index(class), result)?.unbind())
     }
 
+    /// Runs `name` on the memory `id` (in `collection`) with the other request `fields` (a
+    /// JSON object; null fields count as left out) and returns its result as the record class
+    /// `class`.
+    fn call_on(
+        &self,
+        py: Python<'_>,
+        name: &'static str,
+        (id, collection): (&str, Option<&str>),
+        fields: Value,
+        class: &str,
+    ) -> PyResult<Py<PyAny>> {
+        let mut request = match fields {
+            Value::Object(fields) => fields,
+            _ => Map::new(),
+        };
+        request.insert("ref".into(), reference(py, id, collection)?);
+        self.call_record(py, name, Value::Object(request), class)
+    }
+
     /// Runs `name` and returns the records of `class` listed under `field` of its result.
     fn call_records(
         &self,
@@ -265,9 +284,8 @@ impl PyMemcore {
         collection: Option<&str>,
         version: Option<RevArg>,
     ) -> PyResult<Py<PyAny>> {
-        let request =
-            json!({"ref": reference(py, id, collection)?, "version": version.map(|v| v.0)});
-        self.call_record(py, "get", request, "Memory")
+        let fields = json!({"version": version.map(|v| v.0)});
+        self.call_on(py, "get", (id, collection), fields, "Memory")
     }
 
     /// The memory as it was at `rev`: a `Version.rev` (an int is taken as its text); in a
@@ -297,23 +315,20 @@ impl PyMemcore {
         collection: Option<&str>,
         change: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let request =
-            json!({"ref": reference(py, id, collection)?, "change": kwargs_json(change)?});
-        self.call_record(py, "update", request, "Memory")
+        let fields = json!({"change": kwargs_json(change)?});
+        self.call_on(py, "update", (id, collection), fields, "Memory")
     }
 
     /// Moves a memory to the trash; `restore` brings it back.
     #[pyo3(signature = (id, *, collection=None))]
     fn delete(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Py<PyAny>> {
-        let request = json!({"ref": reference(py, id, collection)?});
-        self.call_record(py, "delete", request, "TrashEntry")
+        self.call_on(py, "delete", (id, collection), json!({}), "TrashEntry")
     }
 
     /// Brings the most recently deleted memory `id` back from the trash.
     #[pyo3(signature = (id, *, collection=None))]
     fn restore(&self, py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Py<PyAny>> {
-        let request = json!({"ref": reference(py, id, collection)?});
-        self.call_record(py, "restore", request, "Memory")
+        self.call_on(py, "restore", (id, collection), json!({}), "Memory")
     }
 
     /// Writes the memory back as it was at `rev` (as for `get_version`) and returns it as
@@ -327,8 +342,7 @@ impl PyMemcore {
         rev: RevArg,
         collection: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        let request = json!({"ref": reference(py, id, collection)?, "version": rev.0});
-        self.call_record(py, "restore", request, "Memory")
+        self.call_on(py, "restore", (id, collection), json!({"version": rev.0}), "Memory")
     }
 
     /// The memories matching the keyword arguments (`collection`, `filters`, `limit`,
@@ -390,8 +404,7 @@ impl PyMemcore {
         level: &str,
         collection: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        let request = json!({"ref": reference(py, id, collection)?, "level": level});
-        self.call_record(py, "hydrate", request, "Hydrated")
+        self.call_on(py, "hydrate", (id, collection), json!({"level": level}), "Hydrated")
     }
 
     /// Searches the memories for `text`. Keyword arguments are the query's fields: `mode`

@@ -23,8 +23,8 @@
 //! ```
 //!
 //! To add an operation: define its request record (`Deserialize + JsonSchema`, with
-//! `deny_unknown_fields`) and result (`Serialize + JsonSchema`), implement [`Operation`] for
-//! a unit struct in `operations.rs`, and list it in [`OPERATIONS`]. The parity suite
+//! `deny_unknown_fields`) and result (`Serialize + JsonSchema`), declare it with `operation!`
+//! in `operations.rs`, and list it in [`OPERATIONS`]. The parity suite
 //! (`tests/parity/`) then fails until a case covers every field of the request.
 
 mod operations;
@@ -37,8 +37,8 @@ use serde_json::Value;
 
 pub use self::operations::OPERATIONS;
 pub use self::records::{
-    CollectionsResult, DiffRequest, DiffResult, GetRequest, HydrateRequest, MemoryRecord,
-    NoArguments, PutRequest, PutResult, RefRequest, RestoreRequest, UpdateRequest,
+    CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
+    PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
 };
 use crate::{Error, Memcore, Memory, Result};
 

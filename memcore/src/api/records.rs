@@ -62,16 +62,17 @@ pub struct RefRequest {
     pub reference: MemoryRef,
 }
 
-/// The `get` request.
+/// A request naming one memory and, optionally, one of its versions: `get` reads that version,
+/// `restore` writes it back as a new one (without one, `get` reads the memory as it is now and
+/// `restore` brings it back from the trash).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct GetRequest {
+pub struct VersionRequest {
     /// The memory: `collection/id`, or its id alone.
     #[serde(rename = "ref")]
     pub reference: MemoryRef,
-    /// An earlier version: a version number (built-in history), any git revision, or
-    /// `current`; the memory as it is now when left out.
+    /// A version: a version number (built-in history), any git revision, or `current`.
     #[serde(default)]
     pub version: Option<String>,
 }
@@ -86,20 +87,6 @@ pub struct UpdateRequest {
     pub reference: MemoryRef,
     /// The change: fields left out keep their value.
     pub change: MemoryUpdate,
-}
-
-/// The `restore` request.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct RestoreRequest {
-    /// The memory: `collection/id`, or its id alone.
-    #[serde(rename = "ref")]
-    pub reference: MemoryRef,
-    /// Write this earlier version back as a new one (as for `get`), instead of bringing the
-    /// memory back from the trash.
-    #[serde(default)]
-    pub version: Option<String>,
 }
 
 /// The `diff` request.
