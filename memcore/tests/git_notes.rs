@@ -11,7 +11,7 @@ use std::path::Path;
 use git2::Repository;
 use memcore::{
     Backend, Category, CommitAttachment, Config, EmbeddingConfig, GitNotesStore, HydrationLevel,
-    Limits, Memcore, MemoryStore, MemoryUpdate, NewMemory, PutMode, Query, SearchMode,
+    Limits, Maintenance, Memcore, MemoryStore, MemoryUpdate, NewMemory, PutMode, Query, SearchMode,
 };
 
 /// Stores one memory attached to the commit `rev` (the store's commit attachment).
@@ -200,6 +200,7 @@ fn notes_fetched_from_another_clone_show_up_after_a_sync() {
     let clone = Repository::clone(origin.path().to_str().unwrap(), clone_dir.path()).unwrap();
     fetch_notes(&clone, origin.path());
     let b = open(clone_dir.path()); // syncs on open
+    assert_eq!(b.opened_with(), [Maintenance::Rebuilt { memories: 1 }], "a new index");
     let trunk = Query::new("trunk development").mode(SearchMode::Text);
     assert_eq!(b.search(&trunk).unwrap().hits.len(), 1);
 
@@ -213,6 +214,13 @@ fn notes_fetched_from_another_clone_show_up_after_a_sync() {
     let release = Query::new("release tuesday").mode(SearchMode::Text);
     assert_eq!(b.search(&release).unwrap().hits.len(), 1);
     assert_eq!(b.sync().unwrap().synced, 0, "nothing new");
+
+    // A handle opened after a fetch says what its open-time sync brought in.
+    a.put(decision("Freeze on Fridays.").id("freeze")).unwrap();
+    fetch_notes(&clone, origin.path());
+    let c = open(clone_dir.path());
+    assert_eq!(c.opened_with(), [Maintenance::Synced { memories: 1, full: false }]);
+    assert!(open(clone_dir.path()).opened_with().is_empty(), "in order");
 }
 
 #[test]

@@ -9,8 +9,9 @@
 //! collection beforehand (restoring or deleting by id); replay resolves those.
 //!
 //! A record is one file in the journal directory, in one of two forms:
-//! - a single key is the file's name (`collection@id`, or `@id` for a bare id; empty file):
-//!   durable with one directory sync, so a single write pays nothing more than that;
+//! - a single key is the file's name (`collection@id+<writer>`, or `@id+<writer>` for a bare
+//!   id; empty file): durable with one directory sync, so a single write pays nothing more
+//!   than that;
 //! - several keys are the lines of one batch file (`batch-<pid>-<time>-<n>`, ending with a
 //!   [`COMPLETE`] line), synced before its directory: a batch of thousands creates and removes
 //!   one file, not thousands (creating and unlinking a file per memory was the largest single
@@ -18,6 +19,10 @@
 //!
 //! A batch file without its last line was cut short by a crash before it was synced, so
 //! before the store was touched: it is dropped.
+//!
+//! Every record's name is unique to its writer (`<writer>` is the process id, the time and a
+//! counter), so a writer never takes over, and then clears, a record a dead writer left for
+//! the same key: that one stays until a replay.
 
 use std::fs::{self, File};
 use std::io::{ErrorKind, Write};
@@ -29,13 +34,16 @@ use crate::{Error, MemoryRef, Result};
 
 /// Separates collection and id in a single-key record's name (`@` is in neither grammar).
 const SEPARATOR: char = '@';
+/// Separates the key from the writer's mark in a single-key record's name (`+` is in neither
+/// grammar either).
+const WRITER: char = '+';
 /// Prefix of batch records.
 const BATCH_PREFIX: &str = "batch-";
 /// The last line of a complete batch record.
 const COMPLETE: &str = "# complete";
 
-/// Batch records made by this process so far, for unique names.
-static BATCHES: AtomicU64 = AtomicU64::new(0);
+/// Records made by this process so far, for unique names.
+static RECORDS: AtomicU64 = AtomicU64::new(0);
 
 /// The journal directory of one index set.
 #[derive(Debug)]
@@ -78,19 +86,12 @@ impl Journal {
         let path = match keys {
             [] => return Ok(Entry { path: None }),
             [key] => {
-                let path = self.dir.join(record_name(key));
-                fs::write(&path, b"").map_err(|e| self.write_failed(&path, e))?;
+                let path = self.dir.join(format!("{}{WRITER}{}", record_name(key), writer_mark()));
+                File::create_new(&path).map_err(|e| self.write_failed(&path, e))?;
                 path
             }
             _ => {
-                // Unique among live processes (pid), and against a dead process's leftover
-                // record under a reused pid (time).
-                let n = BATCHES.fetch_add(1, Ordering::Relaxed);
-                let nanos = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos());
-                let path =
-                    self.dir.join(format!("{BATCH_PREFIX}{}-{nanos}-{n}", std::process::id()));
+                let path = self.dir.join(format!("{BATCH_PREFIX}{}", writer_mark()));
                 let mut text = String::new();
                 for key in keys {
                     text.push_str(&key.to_string());
@@ -149,7 +150,18 @@ impl Journal {
     }
 }
 
-/// The file name of a single-key record: `collection@id`, or `@id` for a bare id.
+/// A mark unique to this record among live processes (the process id) and against a dead
+/// process's leftover record under a reused pid (the time), for record names.
+fn writer_mark() -> String {
+    let n = RECORDS.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}-{n}", std::process::id())
+}
+
+/// The file name of a single-key record, before the writer's mark: `collection@id`, or `@id`
+/// for a bare id.
 fn record_name(key: &MemoryRef) -> String {
     match key.collection() {
         Some(collection) => format!("{collection}{SEPARATOR}{}", key.id()),
@@ -159,6 +171,8 @@ fn record_name(key: &MemoryRef) -> String {
 
 /// The key a single-key record's file name names, if it is one.
 fn key_of_record(name: &str) -> Option<MemoryRef> {
+    // Records of earlier versions have no writer's mark.
+    let name = name.rsplit_once(WRITER).map_or(name, |(key, _)| key);
     let (collection, id) = name.split_once(SEPARATOR)?;
     let text = if collection.is_empty() { id.to_owned() } else { format!("{collection}/{id}") };
     text.parse().ok()
@@ -215,6 +229,19 @@ mod tests {
         journal.end(none).unwrap();
         assert_eq!(journal.pending().unwrap().keys, keys(&["memory/a.b", "notes/x:y:0"]));
         journal.end(batch).unwrap();
+        assert!(journal.pending().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_writer_never_takes_over_a_dead_writers_record() {
+        let (dir, journal) = journal();
+        // A dead writer's record for the key, from an earlier version (no writer's mark).
+        fs::write(dir.path().join("journal/memory@x"), b"").unwrap();
+        let mine = journal.begin(&keys(&["memory/x"])).unwrap();
+        journal.end(mine).unwrap();
+        let pending = journal.pending().unwrap();
+        assert_eq!(pending.keys, keys(&["memory/x"]), "the dead writer's record stays");
+        journal.clear(pending).unwrap();
         assert!(journal.pending().unwrap().is_empty());
     }
 

@@ -69,7 +69,8 @@ pub struct IndexCheck {
 }
 
 impl IndexCheck {
-    /// Whether the index was checked and matches the store.
+    /// Whether the check found no difference. An index that could not be checked has none:
+    /// [`IndexCheck::unavailable`] says so.
     pub fn is_clean(&self) -> bool {
         self.diff.is_clean()
     }

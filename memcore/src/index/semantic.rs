@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use parking_lot::{Mutex, MutexGuard};
+
 use super::{Applied, DerivedIndex, GraphStatus, IndexDoc, Staged, Unavailable, VectorIndex};
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
@@ -41,19 +43,32 @@ pub(crate) struct Semantic {
 }
 
 impl Semantic {
-    /// The vectors of `docs`, in order.
-    pub(crate) fn embed(&self, docs: &[&IndexDoc]) -> Result<Vec<Vec<f32>>> {
-        let texts: Vec<String> = docs.iter().map(|doc| doc.embedding_text()).collect();
+    /// The vectors of `texts`, in order; an embedder that returns another number of vectors
+    /// is an [`Error::Embedding`].
+    pub(crate) fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        self.embedder.embed(&refs)
+        let vectors = self.embedder.embed(&refs)?;
+        if vectors.len() != texts.len() {
+            return Err(Error::embedding(
+                format!(
+                    "the embedder {} returned {} vectors for {} texts",
+                    self.embedder.model_id(),
+                    vectors.len(),
+                    texts.len()
+                ),
+                None,
+                "fix the embedder: it must return one vector per text, in order",
+            ));
+        }
+        Ok(vectors)
     }
 
     /// Embeds `docs` in batches and stores their vectors.
     fn embed_into(&self, docs: &[IndexDoc]) -> Result<()> {
         for batch in docs.chunks(EMBED_BATCH) {
-            let refs: Vec<&IndexDoc> = batch.iter().collect();
+            let texts: Vec<String> = batch.iter().map(IndexDoc::embedding_text).collect();
             let items: Vec<_> =
-                batch.iter().map(|d| d.meta.clone()).zip(self.embed(&refs)?).collect();
+                batch.iter().map(|d| d.meta.clone()).zip(self.embed(&texts)?).collect();
             self.vectors.upsert(&items)?;
         }
         Ok(())
@@ -69,12 +84,28 @@ pub(crate) struct SemanticIndex {
     choice: EmbedderChoice,
     /// The embedder and vectors once set up, or why they cannot be.
     semantic: OnceLock<std::result::Result<Semantic, Unavailable>>,
+    /// Whether the vectors are known to be level with the full-text index since this handle
+    /// last brought them level (a change they could not take makes it false).
+    level: Mutex<bool>,
 }
 
 impl SemanticIndex {
     /// The vector index in `dir`, not opened yet.
     pub(crate) fn new(dir: &Path, choice: EmbedderChoice) -> Self {
-        Self { dir: dir.to_path_buf(), choice, semantic: OnceLock::new() }
+        Self { dir: dir.to_path_buf(), choice, semantic: OnceLock::new(), level: Mutex::new(false) }
+    }
+
+    /// Whether the vectors are known to be level with the full-text index. Set it only while
+    /// holding the index lock (writers clear it under that lock), and never hold the guard
+    /// across a write to this index, which may clear it.
+    pub(crate) fn level(&self) -> MutexGuard<'_, bool> {
+        self.level.lock()
+    }
+
+    /// Notes that the vectors missed a change: the next semantic search catches them up.
+    fn lagging(&self, why: String) -> Applied {
+        *self.level.lock() = false;
+        Applied::Lagging(why)
     }
 
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
@@ -132,27 +163,27 @@ impl DerivedIndex for SemanticIndex {
 
     fn stage<'a>(&'a self, docs: &[IndexDoc]) -> Box<dyn Staged + 'a> {
         let staged = self.semantic().ok().map(|semantic| {
-            let refs: Vec<&IndexDoc> = docs.iter().collect();
-            let texts = docs.iter().map(IndexDoc::embedding_text).collect();
-            StagedVectors { semantic, texts, vectors: semantic.embed(&refs) }
+            let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
+            let vectors = semantic.embed(&texts);
+            StagedVectors { index: self, semantic, texts, vectors }
         });
         match staged {
             Some(staged) => Box::new(staged),
-            None => Box::new(NotStaged),
+            None => Box::new(NotStaged { index: self }),
         }
     }
 
     fn apply(&self, upserts: &[IndexDoc], removed: &[MemoryRef]) -> Result<Applied> {
         let semantic = match self.semantic() {
             Ok(semantic) => semantic,
-            Err(why) => return Ok(Applied::Lagging(why.0)),
+            Err(why) => return Ok(self.lagging(why.0)),
         };
         semantic.vectors.remove(removed)?;
         // Every writer embeds what it writes, so other processes' vectors stay current; a
         // model failure leaves the text index updated, and the vectors catch up later.
         Ok(match semantic.embed_into(upserts) {
             Ok(()) => Applied::Done,
-            Err(e) => Applied::Lagging(format!("not embedded: {}", e.report())),
+            Err(e) => self.lagging(format!("not embedded: {}", e.report())),
         })
     }
 
@@ -188,6 +219,7 @@ impl DerivedIndex for SemanticIndex {
 
 /// Vectors computed for staged documents.
 struct StagedVectors<'a> {
+    index: &'a SemanticIndex,
     semantic: &'a Semantic,
     /// The texts that were embedded, in staging order.
     texts: Vec<String>,
@@ -202,19 +234,25 @@ impl Staged for StagedVectors<'_> {
         changed: &[usize],
         replaced: &[MemoryRef],
     ) -> Result<Applied> {
-        let Self { semantic, texts, vectors } = *self;
+        let Self { index, semantic, texts, vectors } = *self;
         let mut vectors = match vectors {
             Ok(vectors) => vectors,
-            Err(e) => return Ok(Applied::Lagging(format!("not embedded: {}", e.report()))),
+            Err(e) => return Ok(index.lagging(format!("not embedded: {}", e.report()))),
         };
         // A changed memory keeps its vector when the text it was embedded from is the same.
-        let reembed: Vec<usize> =
-            changed.iter().copied().filter(|&i| docs[i].embedding_text() != texts[i]).collect();
+        let mut reembed = Vec::new();
+        let mut fresh_texts = Vec::new();
+        for &i in changed {
+            let text = docs[i].embedding_text();
+            if text != texts[i] {
+                reembed.push(i);
+                fresh_texts.push(text);
+            }
+        }
         if !reembed.is_empty() {
-            let refs: Vec<&IndexDoc> = reembed.iter().map(|&i| &docs[i]).collect();
-            match semantic.embed(&refs) {
+            match semantic.embed(&fresh_texts) {
                 Ok(fresh) => reembed.iter().zip(fresh).for_each(|(&i, v)| vectors[i] = v),
-                Err(e) => return Ok(Applied::Lagging(format!("not embedded: {}", e.report()))),
+                Err(e) => return Ok(index.lagging(format!("not embedded: {}", e.report()))),
             }
         }
         semantic.vectors.remove(replaced)?;
@@ -225,11 +263,13 @@ impl Staged for StagedVectors<'_> {
 }
 
 /// Nothing staged: semantic search is unavailable.
-struct NotStaged;
+struct NotStaged<'a> {
+    index: &'a SemanticIndex,
+}
 
-impl Staged for NotStaged {
+impl Staged for NotStaged<'_> {
     fn publish(self: Box<Self>, _: &[IndexDoc], _: &[usize], _: &[MemoryRef]) -> Result<Applied> {
-        Ok(Applied::Lagging("semantic search is unavailable".into()))
+        Ok(self.index.lagging("semantic search is unavailable".into()))
     }
 }
 

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::IndexedStore;
 use crate::index::{
-    DerivedIndex, IndexCheck, IndexDiff, IndexDoc, IndexRebuild, IndexRepair, Progress,
+    Applied, DerivedIndex, IndexCheck, IndexDiff, IndexDoc, IndexRebuild, IndexRepair, Progress,
     ReindexReport, RepairReport, SyncReport, VerifyReport, content_hash,
 };
 use crate::store::fsutil::write_atomic;
@@ -46,6 +46,14 @@ pub enum Maintenance {
     Rebuilt {
         /// Memories indexed.
         memories: usize,
+    },
+    /// Changes made behind memcore's back (git notes fetched from another clone) were brought
+    /// into the indexes, as [`crate::Memcore::sync`] does.
+    Synced {
+        /// Memories whose index entries changed.
+        memories: usize,
+        /// Whether the whole store was compared instead of only what changed.
+        full: bool,
     },
 }
 
@@ -146,7 +154,8 @@ impl IndexedStore {
         Ok((warnings, replayed))
     }
 
-    /// Rebuilds every index from the store, reporting progress.
+    /// Rebuilds every index from the store, reporting progress. Each index takes the
+    /// memories in batches of its own size; progress follows the index with the smallest.
     pub(crate) fn reindex(&self, progress: &mut dyn FnMut(Progress)) -> Result<ReindexReport> {
         let _guard = self.lock.acquire()?;
         let (memories, unreadable) = self.scan_all()?;
@@ -160,25 +169,37 @@ impl IndexedStore {
             }
             indexes.push((index, rebuild));
         }
+        let ready =
+            |(_, rebuild): &&mut (&dyn DerivedIndex, IndexRebuild)| rebuild.unavailable.is_none();
+        let batch = |index: &dyn DerivedIndex| index.rebuild_batch().max(1);
+        let outer = indexes.iter_mut().filter(ready).map(|(index, _)| batch(*index)).max();
+        let paced = indexes.iter_mut().filter(ready).map(|(index, _)| batch(*index)).min();
         progress(Progress { done: 0, total });
-        let step = indexes
-            .iter()
-            .filter(|(_, rebuild)| rebuild.unavailable.is_none())
-            .map(|(index, _)| index.rebuild_batch())
-            .min()
-            .unwrap_or(total)
-            .max(1);
         let mut done = 0;
-        for chunk in memories.chunks(step) {
+        for chunk in memories.chunks(outer.unwrap_or(total).max(1)) {
             let docs: Vec<IndexDoc> = chunk.iter().map(|m| IndexDoc::of(m)).collect();
-            for (index, rebuild) in indexes.iter_mut().filter(|(_, r)| r.unavailable.is_none()) {
-                let _lagging = index.apply(&docs, &[])?;
-                rebuild.indexed += docs.len();
+            for (index, rebuild) in indexes.iter_mut().filter(|i| ready(i)) {
+                let size = batch(*index);
+                for part in docs.chunks(size) {
+                    required(index.apply(part, &[])?, *index)?;
+                    rebuild.indexed += part.len();
+                    if Some(size) == paced {
+                        done += part.len();
+                        progress(Progress { done, total });
+                    }
+                }
             }
-            done += docs.len();
-            progress(Progress { done, total });
+            if paced.is_none() {
+                done += docs.len();
+                progress(Progress { done, total });
+            }
         }
         self.journal.clear(self.journal.pending()?)?;
+        if indexes.iter().any(|(index, rebuild)| {
+            index.name() == self.indexes.vectors.name() && rebuild.unavailable.is_none()
+        }) {
+            *self.indexes.vectors.level() = true;
+        }
         let indexes =
             indexes.into_iter().map(|(index, rebuild)| (index.name().to_owned(), rebuild));
         Ok(ReindexReport { memories: total, indexes: indexes.collect(), unreadable })
@@ -218,14 +239,11 @@ impl IndexedStore {
         let (mut all_stale, mut all_orphaned) = (Vec::new(), Vec::new());
         for index in self.indexes.all() {
             let Some(check) = report.indexes.get(index.name()) else { continue };
-            let (stale, orphaned) = check.diff.stale_and_orphaned();
-            if stale.is_empty() && orphaned.is_empty() {
+            if check.diff.is_clean() {
                 continue;
             }
-            let (stored, gone) = self.load(&stale)?;
-            let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
-            let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
-            let _lagging = index.apply(&docs, &removed)?;
+            let (stale, orphaned) = check.diff.stale_and_orphaned();
+            self.resync(index, &stale, &orphaned)?;
             let counts = IndexRepair { reindexed: stale.len(), removed: orphaned.len() };
             repair.indexes.insert(index.name().to_owned(), counts);
             all_stale.extend(stale);
@@ -238,6 +256,21 @@ impl IndexedStore {
         repair.reindexed = all_stale.len();
         repair.removed = all_orphaned.len();
         Ok(repair)
+    }
+
+    /// Makes `index`'s entries of the `stale` keys match the store and drops its `orphaned`
+    /// entries (caller holds the lock). Returns how many entries were made and removed.
+    fn resync(
+        &self,
+        index: &dyn DerivedIndex,
+        stale: &[MemoryRef],
+        orphaned: &[MemoryRef],
+    ) -> Result<(usize, usize)> {
+        let (stored, gone) = self.load(stale)?;
+        let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
+        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+        required(index.apply(&docs, &removed)?, index)?;
+        Ok((docs.len(), removed.len()))
     }
 
     /// Brings the indexes level with changes made to the store behind memcore's back (notes
@@ -294,24 +327,18 @@ impl IndexedStore {
 
     /// Brings `index` level with the reference index (full text): entries it lacks or holds
     /// in another version are made from the store, entries the reference no longer has are
-    /// dropped. For an index that may lag (see [`crate::index::Applied::Lagging`]).
-    pub(crate) fn catch_up(&self, index: &dyn DerivedIndex) -> Result<Option<Maintenance>> {
+    /// dropped. For an index that may lag (see [`crate::index::Applied::Lagging`]); the
+    /// caller holds the lock, so the comparison is not overtaken by a writer.
+    pub(crate) fn catch_up_locked(&self, index: &dyn DerivedIndex) -> Result<Option<Maintenance>> {
+        index.refresh()?;
         let reference = self.indexes.reference().hashes()?;
         let diff = IndexDiff::between(&reference, &index.hashes()?);
         if diff.is_clean() {
             return Ok(None);
         }
-        let _guard = self.lock.acquire()?;
         let (stale, orphaned) = diff.stale_and_orphaned();
-        let (stored, gone) = self.load(&stale)?;
-        let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
-        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
-        let _lagging = index.apply(&docs, &removed)?;
-        Ok(Some(Maintenance::CaughtUp {
-            index: index.name().to_owned(),
-            indexed: docs.len(),
-            removed: removed.len(),
-        }))
+        let (indexed, removed) = self.resync(index, &stale, &orphaned)?;
+        Ok(Some(Maintenance::CaughtUp { index: index.name().to_owned(), indexed, removed }))
     }
 
     /// Every readable memory of the store, and the errors of the unreadable ones.
@@ -326,5 +353,18 @@ impl IndexedStore {
             ControlFlow::Continue(())
         })?;
         Ok((memories, unreadable))
+    }
+}
+
+/// `applied`, or the error of an index that could not take entries it had to take (a
+/// rebuild, a repair or a catch-up cannot leave it behind).
+fn required(applied: Applied, index: &dyn DerivedIndex) -> Result<()> {
+    match applied {
+        Applied::Done => Ok(()),
+        Applied::Lagging(why) => Err(Error::index(
+            format!("the {} index could not take its entries: {why}", index.name()),
+            None,
+            "fix what the message names (usually the embedding model), then run `memcore repair`",
+        )),
     }
 }

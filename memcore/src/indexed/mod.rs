@@ -15,7 +15,6 @@ mod maintain;
 mod write;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub use self::maintain::Maintenance;
@@ -38,9 +37,6 @@ pub(crate) struct IndexedStore {
     journal: Journal,
     /// `<private dir>/index`.
     dir: PathBuf,
-    /// Whether the vector index was brought level with the full-text index since this
-    /// handle set it up.
-    vectors_level: AtomicBool,
 }
 
 impl IndexedStore {
@@ -57,14 +53,7 @@ impl IndexedStore {
         let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
         let journal = Journal::open(&dir.join("journal"))?;
         let opened = IndexSet::open(&dir, embedder)?;
-        let indexed = Self {
-            store,
-            indexes: opened.set,
-            lock,
-            journal,
-            dir,
-            vectors_level: AtomicBool::new(false),
-        };
+        let indexed = Self { store, indexes: opened.set, lock, journal, dir };
         let done = if opened.needs_rebuild {
             let report = indexed.reindex(&mut |_| {})?;
             vec![Maintenance::Rebuilt { memories: report.memories }]
@@ -84,23 +73,30 @@ impl IndexedStore {
         &self.indexes
     }
 
-    /// The embedder and vectors for a semantic search, set up on first use and then brought
-    /// level with the full-text index once per handle (embedding what was written while the
-    /// model was unavailable, or by a process without it, or before a model change); what
-    /// that took is reported. `Err` says why semantic search is unavailable.
+    /// The embedder and vectors for a semantic search, set up on first use and brought
+    /// level with the full-text index when they may lag (on first use; after a change they
+    /// could not take): what was written while the model was unavailable, or by a process
+    /// without it, or before a model change, is embedded, and what that took is reported.
+    /// While another writer holds the index lock, the search goes ahead and the vectors catch
+    /// up on a later one: a search never waits for a writer. `Err` says why semantic search
+    /// is unavailable.
     pub(crate) fn semantic(
         &self,
     ) -> std::result::Result<(&Semantic, Option<Maintenance>), Unavailable> {
         let semantic = self.indexes.vectors.semantic()?;
-        if self.vectors_level.swap(true, Ordering::AcqRel) {
+        if *self.indexes.vectors.level() {
             return Ok((semantic, None));
         }
-        match self.catch_up(&self.indexes.vectors) {
-            Ok(done) => Ok((semantic, done)),
-            Err(e) => {
-                self.vectors_level.store(false, Ordering::Release);
-                Err(Unavailable(format!("the vector index could not catch up: {}", e.report())))
-            }
-        }
+        let lagging = |e: crate::Error| {
+            Unavailable(format!("the vector index could not catch up: {}", e.report()))
+        };
+        // Writers change the vectors (and say when they lag) only under the index lock, so
+        // holding it from the comparison until the vectors are marked level leaves no gap.
+        let Some(_guard) = self.lock.try_acquire().map_err(lagging)? else {
+            return Ok((semantic, None));
+        };
+        let done = self.catch_up_locked(&self.indexes.vectors).map_err(lagging)?;
+        *self.indexes.vectors.level() = true;
+        Ok((semantic, done))
     }
 }

@@ -67,8 +67,8 @@ impl IndexedStore {
     }
 
     /// Stores one validated memory; see [`IndexedStore::put_many`].
-    pub(crate) fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
-        the_one(self.put_many(vec![memory], mode, None)?, "put")
+    pub(crate) fn put(&self, memory: Memory, mode: PutMode, rev: Option<&str>) -> Result<Memory> {
+        the_one(self.put_many(vec![memory], mode, rev)?, "put")
     }
 
     /// Applies `change` to the memory `reference` names, as of `now`.
@@ -78,14 +78,25 @@ impl IndexedStore {
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
-        self.write(std::slice::from_ref(reference), &[], |store| {
-            store.update(reference, change, now)
-        })
+        self.write(&self.keys_of(reference), &[], |store| store.update(reference, change, now))
     }
 
     /// Moves the memory `reference` names to the trash.
     pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
-        self.write(std::slice::from_ref(reference), &[], |store| store.delete(reference, now))
+        self.write(&self.keys_of(reference), &[], |store| store.delete(reference, now))
+    }
+
+    /// The key to journal for a change of the live memory `reference` names: for a bare id,
+    /// the memory's full key as the store finds it now (a replay could not resolve a deleted
+    /// memory's bare id in a store whose ids are not what its index holds, git notes), else
+    /// the reference as given.
+    fn keys_of(&self, reference: &MemoryRef) -> Vec<MemoryRef> {
+        if !reference.is_qualified()
+            && let Ok(memory) = self.store.get(reference)
+        {
+            return vec![memory.reference()];
+        }
+        vec![reference.clone()]
     }
 
     /// Brings the most recently deleted memory `reference` names back from the trash.
@@ -206,15 +217,21 @@ impl IndexedStore {
         Ok(())
     }
 
-    /// After a store write failed with `e`: a storage failure may come after part of the
-    /// write reached the disk (a batch cut short, a git autocommit that failed), so the
-    /// journaled keys are indexed from what the store now holds; any other error was found
-    /// before writing, and its journal record is simply cleared. Returns `e`.
+    /// After a store write failed with `e`: an error that says the input was refused before
+    /// anything was written (invalid, nothing to change, an ability the store lacks) just
+    /// clears the journal record, so a refused write touches no index file; any other (a
+    /// storage failure after part of a batch, a git autocommit that failed, a conflict found
+    /// part-way, a store of someone else's) may follow a partial write, so the journaled keys
+    /// are indexed from what the store now holds. Returns `e`.
     fn recover(&self, entry: JournalEntry, e: Error) -> Result<Error> {
-        if e.category() == Category::Storage {
-            self.replay_locked()?;
-        } else {
+        let refused = matches!(
+            e.category(),
+            Category::Validation | Category::NotFound | Category::Unsupported
+        );
+        if refused {
             self.journal.end(entry)?;
+        } else {
+            self.replay_locked()?;
         }
         Ok(e)
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{Clock, Memcore};
 use crate::config::{self, Backend, Config, Location, Scope};
 use crate::index::EmbedderChoice;
-use crate::indexed::IndexedStore;
+use crate::indexed::{IndexedStore, Maintenance};
 use crate::search::query_cache::QueryCache;
 use crate::store::{FileStore, GitNotesStore, MemoryStore};
 use crate::{Embedder, Error, Result, Timestamp};
@@ -170,7 +170,7 @@ impl MemcoreBuilder {
         let lock_timeout = Duration::from_millis(location.config.lock_timeout_ms);
         let (indexed, opened) = IndexedStore::open(store, embedder, lock_timeout)?;
         let has_feed = indexed.store().change_feed().is_some();
-        let memcore = Memcore {
+        let mut memcore = Memcore {
             indexed,
             query_cache: QueryCache::default(),
             location,
@@ -180,7 +180,11 @@ impl MemcoreBuilder {
         // A store that can say what changed (git notes fetched from another clone) is synced
         // on open; the others are kept level by the write protocol.
         if !self.skip_sync && has_feed {
-            memcore.sync()?;
+            let report = memcore.sync()?;
+            if report.synced > 0 {
+                let synced = Maintenance::Synced { memories: report.synced, full: report.full };
+                memcore.opened.push(synced);
+            }
         }
         Ok(memcore)
     }

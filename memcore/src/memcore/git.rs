@@ -30,8 +30,7 @@ impl Memcore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn put_at(&self, memory: NewMemory, rev: &str, mode: PutMode) -> Result<Memory> {
-        let mut stored = self.put_many_at(vec![memory], rev, mode)?;
-        stored.pop().ok_or_else(|| Error::index("put stored nothing", None, "report this as a bug"))
+        self.indexed.put(self.complete(memory, self.now())?, mode, Some(rev))
     }
 
     /// [`Memcore::put_many_with`], attaching the memories to the commit `rev` as

@@ -12,21 +12,22 @@ impl Memcore {
     /// [`Memcore::diff`].
     pub const CURRENT: &'static str = "current";
 
-    /// The store's history, or the error that says this backend keeps none.
-    fn history(&self) -> Result<&dyn StoreHistory> {
+    /// The store's history, or the error that says this store keeps none and how to get it.
+    fn history(&self, operation: &str) -> Result<&dyn StoreHistory> {
         let store = self.indexed.store();
         store.history().ok_or_else(|| {
             Error::unsupported(
-                "version history",
+                operation,
                 store.backend(),
-                "use a backend with history (the file store with versioning enabled)",
+                "set `versioning: auto` in the store's config.yaml (git inside a work tree, \
+                 else built-in), or use the git-notes backend",
             )
         })
     }
 
     /// The history of the memory `reference` names, oldest first, current last.
     pub fn versions(&self, reference: impl IntoMemoryRef) -> Result<Vec<Version>> {
-        self.history()?.versions(&reference.into_memory_ref()?)
+        self.history("versions")?.versions(&reference.into_memory_ref()?)
     }
 
     /// The memory `reference` names as it was at `rev` (see [`Version::rev`]): a version
@@ -42,7 +43,7 @@ impl Memcore {
         if rev == Self::CURRENT {
             return self.indexed.store().get(reference).map(Arc::unwrap_or_clone);
         }
-        self.history()?.get_version(reference, rev)
+        self.history("get_version")?.get_version(reference, rev)
     }
 
     /// A unified diff of the memory file `reference` names between the revisions `from` and
@@ -72,6 +73,6 @@ impl Memcore {
     pub fn restore_version(&self, reference: impl IntoMemoryRef, rev: &str) -> Result<Memory> {
         let mut old = self.get_version(reference, rev)?;
         old.updated_at = self.now();
-        self.indexed.put(old, PutMode::Upsert)
+        self.indexed.put(old, PutMode::Upsert, None)
     }
 }

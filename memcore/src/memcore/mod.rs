@@ -106,7 +106,8 @@ impl Memcore {
     }
 
     /// What opening the store had to do to its indexes (rebuild a missing or damaged one,
-    /// finish work a crashed writer left); empty when they were in order.
+    /// finish work a crashed writer left, bring in notes fetched from another clone); empty
+    /// when they were in order.
     pub fn opened_with(&self) -> &[Maintenance] {
         &self.opened
     }

@@ -13,7 +13,7 @@ impl Memcore {
 
     /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
     pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
-        self.indexed.put(self.complete(memory, self.now())?, mode)
+        self.indexed.put(self.complete(memory, self.now())?, mode, None)
     }
 
     /// Stores several memories, writing, embedding and indexing them in batches (much faster
@@ -36,7 +36,7 @@ impl Memcore {
     }
 
     /// A new memory as the store takes it, written at `now`.
-    fn complete(&self, memory: NewMemory, now: crate::Timestamp) -> Result<Memory> {
+    pub(super) fn complete(&self, memory: NewMemory, now: crate::Timestamp) -> Result<Memory> {
         let config = self.config();
         memory.into_memory(&config.default_collection, &config.limits, now)
     }

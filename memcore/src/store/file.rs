@@ -501,10 +501,13 @@ impl MemoryStore for FileStore {
         Ok(())
     }
 
-    /// Built-in or git history; without it (`versioning: off`) its methods fail with
-    /// [`Error::Unsupported`] saying how to turn it on.
+    /// Built-in or git history; none with `versioning: off` (the [`StoreHistory`] methods,
+    /// called directly, then fail with [`Error::Unsupported`] saying how to turn it on).
     fn history(&self) -> Option<&dyn StoreHistory> {
-        Some(self)
+        match self.history {
+            HistoryMode::Off => None,
+            HistoryMode::Builtin { .. } | HistoryMode::Git(_) => Some(self),
+        }
     }
 }
 

@@ -102,7 +102,9 @@ pub type Visitor<'a> = dyn FnMut(Result<Arc<Memory>>) -> ControlFlow<()> + 'a;
 /// The contract of a memory backend.
 ///
 /// All methods take `&self` and are safe to call from several threads and, for backends that
-/// say so, several processes. A method that fails writes nothing. A memory is named by a
+/// say so, several processes. A method that fails with a validation, not-found or unsupported
+/// error has written nothing; a write that fails part-way (a batch cut short) returns a
+/// storage error, so that memcore indexes what was written. A memory is named by a
 /// [`MemoryRef`]: `collection/id`, or a bare id that the store looks for in every collection
 /// (an [`crate::Error::Conflict`] if several hold it). Run the conformance suite
 /// (`memcore/tests/conformance/`) against a new backend, and give it to

@@ -199,11 +199,13 @@ impl GitNotesStore {
                     Some(done) => done,
                     None if written == 0 => return Ok(false),
                     None => {
-                        return Err(Error::conflict(
+                        // A storage error: part of the batch is written, so memcore indexes it.
+                        return Err(Error::storage(
                             format!(
                                 "another git process changed {refname} while memcore wrote; \
                                  {written} note(s) of this batch were stored"
                             ),
+                            None,
                             "list the memories to see which were stored, then put the rest again",
                         ));
                     }
