@@ -131,11 +131,13 @@
  * ## JSON records
  *
  * Rich results are JSON objects with one schema per kind of record, always compact UTF-8; the
- * authoritative schemas are those `memcore_operations()` returns. Optional fields are left out
- * when unset; times are RFC 3339 in UTC (`"2025-10-30T14:23:45Z"`). Memory records and
- * summaries carry `ref`, the memory's `collection/id` reference, ready to pass back to
- * `memcore_get()` and friends. In requests, a field set to `null` counts as left out, and
- * unknown fields are refused (`MEMCORE_STATUS_INVALID_JSON`, naming the field).
+ * authoritative schemas are those `memcore_operations()` returns. Optional fields without a
+ * value are left out or `null` (the schemas say which); times are RFC 3339 in UTC
+ * (`"2025-10-30T14:23:45Z"`). Memory records and summaries carry `ref`, the memory's
+ * `collection/id` reference, ready to pass back to `memcore_get()` and friends. In requests, a
+ * field set to `null` counts as left out; an unknown field or a value of the wrong JSON type is
+ * refused with `MEMCORE_STATUS_INVALID_JSON`, a value the field does not take (`"status":
+ * "done"`) with `MEMCORE_STATUS_INVALID_ARGUMENT`, both naming the field.
  *
  * **Memory record** (`memcore_get`, `memcore_put_json`, `memcore_put_markdown`,
  * `memcore_update_json`, `memcore_restore`, `memcore_get_version`):
@@ -210,12 +212,12 @@
 #include <stdint.h>
 
 /** The version of memcore this header belongs to; compare with memcore_version(). */
-#define MEMCORE_VERSION "0.1.0"
+#define MEMCORE_VERSION "0.2.0"
 #define MEMCORE_VERSION_MAJOR 0
-#define MEMCORE_VERSION_MINOR 1
+#define MEMCORE_VERSION_MINOR 2
 #define MEMCORE_VERSION_PATCH 0
 /** MAJOR * 10000 + MINOR * 100 + PATCH, for `#if MEMCORE_VERSION_NUMBER >= ...`. */
-#define MEMCORE_VERSION_NUMBER 100
+#define MEMCORE_VERSION_NUMBER 200
 
 
 /**
@@ -412,7 +414,7 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The library's version, such as `"0.1.0"`: compare it with the header's
+ * The library's version, such as `"0.2.0"`: compare it with the header's
  * `MEMCORE_VERSION` to check that the library loaded at run time is the one compiled
  * against. A static string: never NULL, never freed.
  *
@@ -783,9 +785,10 @@ memcore_status memcore_get_version(const struct memcore_t *memcore,
  * 1000) as a **search result** (JSON) written to `*out_json`, an owned string for
  * `memcore_string_free()`:
  * `{"hits": [{"memory": summary, "score": f, "parts": {...}}], "mode": "hybrid",
- * "warnings": [...]}`. Archived and tombstoned memories are left out. Without the
- * embedding model, semantic and hybrid searches fall back to full text and say so in
- * `warnings`.
+ * "warnings": [...], "maintenance": [...]}`. Archived and tombstoned memories are left out.
+ * Without the embedding model, semantic and hybrid searches fall back to full text and say
+ * so in `warnings`; `maintenance` lists index work the search did on the way (finishing a
+ * crashed writer's work, catching up an index that had fallen behind).
  *
  * Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_ARGUMENT` (empty query, limit out of
  * range, unknown mode), `INDEX`, `EMBEDDING`, `IO`.

@@ -80,17 +80,7 @@ pub unsafe extern "C" fn memcore_call(
 pub unsafe extern "C" fn memcore_operations(out_json: *mut *mut c_char) -> memcore_status {
     boundary::run(|| {
         non_null("out_json", out_json)?;
-        let operations: Vec<_> = OPERATIONS
-            .iter()
-            .map(|entry| {
-                json!({
-                    "name": entry.name,
-                    "summary": entry.summary,
-                    "request": entry.request_schema(),
-                    "result": entry.result_schema(),
-                })
-            })
-            .collect();
+        let operations: Vec<_> = OPERATIONS.iter().map(|entry| entry.describe()).collect();
         let text = json::to_string(&json!({ "operations": operations }))?;
         // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
         unsafe { write_out(out_json, string::into_raw(text)) };

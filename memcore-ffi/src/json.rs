@@ -1,9 +1,11 @@
 //! JSON in and out of the C API. Requests are the library's own records
 //! ([`memcore::api`]): text is parsed here (a syntax error is `INVALID_JSON` with its line and
 //! column) and checked against the record by the library, in the one place every binding
-//! shares (a field that does not fit is `INVALID_JSON` too, naming the field). Results are
-//! the records' serde form.
+//! shares: a request of the wrong shape (unknown or missing field, wrong JSON type) is
+//! `INVALID_JSON` too, a value the field does not accept (`"status": "done"`, a date that is
+//! not a date) is `INVALID_ARGUMENT`; both name the field. Results are the records' serde form.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -29,7 +31,7 @@ pub(crate) fn value(param: &str, text: &str, operation: &str) -> FfiResult<Value
 }
 
 /// The request record of `operation` in the JSON text of argument `param`.
-pub(crate) fn record<T: DeserializeOwned>(
+pub(crate) fn record<T: DeserializeOwned + JsonSchema + 'static>(
     param: &str,
     text: &str,
     operation: &str,
@@ -96,8 +98,10 @@ mod tests {
         assert_eq!(new.metadata["k"], 1);
 
         let err = record::<NewMemory>("r", r#"{"content": "c", "status": "done"}"#, "put");
-        assert_eq!(err.unwrap_err().status, memcore_status::InvalidJson);
+        assert_eq!(err.unwrap_err().status, memcore_status::InvalidArgument);
         let err = record::<NewMemory>("r", r#"{"content": "c", "created_at": "monday"}"#, "put");
-        assert!(err.unwrap_err().message.contains("at `created_at`"));
+        let err = err.unwrap_err();
+        assert_eq!(err.status, memcore_status::InvalidArgument);
+        assert!(err.message.contains("at `created_at`"), "{}", err.message);
     }
 }

@@ -45,7 +45,7 @@ mod json;
 
 use std::ffi::{CStr, c_char};
 
-/// The library's version, such as `"0.1.0"`: compare it with the header's
+/// The library's version, such as `"0.2.0"`: compare it with the header's
 /// `MEMCORE_VERSION` to check that the library loaded at run time is the one compiled
 /// against. A static string: never NULL, never freed.
 ///

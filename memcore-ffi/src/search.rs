@@ -43,9 +43,10 @@ impl memcore_search_mode {
 /// 1000) as a **search result** (JSON) written to `*out_json`, an owned string for
 /// `memcore_string_free()`:
 /// `{"hits": [{"memory": summary, "score": f, "parts": {...}}], "mode": "hybrid",
-/// "warnings": [...]}`. Archived and tombstoned memories are left out. Without the
-/// embedding model, semantic and hybrid searches fall back to full text and say so in
-/// `warnings`.
+/// "warnings": [...], "maintenance": [...]}`. Archived and tombstoned memories are left out.
+/// Without the embedding model, semantic and hybrid searches fall back to full text and say
+/// so in `warnings`; `maintenance` lists index work the search did on the way (finishing a
+/// crashed writer's work, catching up an index that had fallen behind).
 ///
 /// Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_ARGUMENT` (empty query, limit out of
 /// range, unknown mode), `INDEX`, `EMBEDDING`, `IO`.

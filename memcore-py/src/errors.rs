@@ -5,7 +5,7 @@
 //! MemcoreError(Exception)                 .category, .recovery (and __notes__ on 3.11+)
 //!   NotFoundError                         NOT_FOUND
 //!   ValidationError(MemcoreError, ValueError)  VALIDATION (also bad arguments, closed handle)
-//!     RequestError(ValidationError, TypeError)  arguments that do not fit the request record
+//!     RequestError(ValidationError, TypeError)  arguments of the wrong shape (unknown, missing, wrong type)
 //!   ConflictError                         CONFLICT
 //!   StorageError                          STORAGE
 //!   CorruptedError                        PARSE (.path, .line)

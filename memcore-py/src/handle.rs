@@ -61,7 +61,7 @@ impl PyMemcore {
         class: &str,
     ) -> PyResult<Py<PyAny>> {
         let result = self.call_json(py, name, request)?;
-        Ok(record(py, kind_index(class), result)?.unbind())
+        Ok(record(py, kind_index(class)?, result)?.unbind())
     }
 
     /// Runs `name` on the memory `id` (in `collection`) with the other request `fields` (a
@@ -98,7 +98,7 @@ impl PyMemcore {
             None => result,
         };
         let Value::Array(items) = items else { return Ok(Vec::new()) };
-        let kind = kind_index(class);
+        let kind = kind_index(class)?;
         items.into_iter().map(|item| Ok(record(py, kind, item)?.unbind())).collect()
     }
 }
@@ -508,18 +508,7 @@ impl<'a, 'py> FromPyObject<'a, 'py> for RevArg {
 /// JSON Schemas of its `request` and `result` records.
 #[pyfunction]
 fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-    OPERATIONS
-        .iter()
-        .map(|entry| {
-            let value = json!({
-                "name": entry.name,
-                "summary": entry.summary,
-                "request": entry.request_schema(),
-                "result": entry.result_schema(),
-            });
-            Ok(json_to_py(py, &value)?.unbind())
-        })
-        .collect()
+    OPERATIONS.iter().map(|entry| Ok(json_to_py(py, &entry.describe())?.unbind())).collect()
 }
 
 /// Opens (creating if needed) a memory store: the directory `path`, or, without a path, the

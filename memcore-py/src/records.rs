@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyCFunction, PyDict, PyInt, PyList, PySlice, PyTuple, PyType};
@@ -118,9 +118,14 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<memcore::Stats>("Stats", &["memories", "collections", "statuses", "unreadable"], None),
 ];
 
-/// The index in [`KINDS`] of the class called `name`.
-pub(crate) fn kind_index(name: &str) -> usize {
-    KINDS.iter().position(|kind| kind.name == name).unwrap_or(0)
+/// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the
+/// binding, raised as one (never a record of the wrong class).
+pub(crate) fn kind_index(name: &str) -> PyResult<usize> {
+    KINDS.iter().position(|kind| kind.name == name).ok_or_else(|| {
+        PyRuntimeError::new_err(format!(
+            "memcore has no record class {name:?}: this is a bug in memcore, please report it"
+        ))
+    })
 }
 
 /// A class made from a [`Kind`]: its Python type and how each field converts.
@@ -363,7 +368,7 @@ pub(crate) fn from_result<T: Serialize>(
             ),
         )
     })?;
-    Ok(record(py, kind_index(name), value)?.unbind())
+    Ok(record(py, kind_index(name)?, value)?.unbind())
 }
 
 /// What a record class is made from; passed to its constructor. Internal.

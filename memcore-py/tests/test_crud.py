@@ -89,7 +89,7 @@ def test_created_at_may_be_iso_8601_text_with_an_offset(store: memcore.Memcore) 
         memory = store.put("imported", id=f"iso-{n}", created_at=text)
         assert memory.created_at == nine_utc, text
         assert memory.created_at.utcoffset() == dt.timedelta(0)
-    with pytest.raises(memcore.RequestError, match="`memories\\[0\\].created_at`"):
+    with pytest.raises(memcore.ValidationError, match="`memories\\[0\\].created_at`"):
         store.put("no offset", id="naive", created_at="2024-05-17T09:00:00")
     assert [s.id for s in store.list()] == ["iso-0", "iso-1", "iso-2"]
 

@@ -177,10 +177,7 @@ BAD_TYPES: list[tuple[str, dict[str, Any], str]] = [
     ("metadata bytes", {"metadata": {"k": b"raw"}}, "metadata['k'] has type bytes"),
     ("metadata nested object", {"metadata": {"k": [object()]}}, "metadata['k'][0] has type object"),
     ("importance str", {"importance": "high"}, "`memories[0].importance`"),
-    ("created_at without a time", {"created_at": "2024-01-01"}, "`memories[0].created_at`"),
-    ("created_at not a date", {"created_at": "yesterday"}, "`memories[0].created_at`"),
     ("status int", {"status": 1}, "`memories[0].status`"),
-    ("unknown status", {"status": "done"}, "unknown variant `done`"),
     ("id int", {"id": 7}, "`memories[0].id`"),
     ("unknown keyword", {"colour": "red"}, "`memories[0].colour`: unknown field `colour`"),
 ]
@@ -202,7 +199,8 @@ def test_arguments_that_do_not_fit_the_request_are_request_errors(
     assert len(store.list()) == 0
 
 
-#: Values that fit the request record but break a rule: a plain `ValidationError`.
+#: Values of the right type that the field does not take (an unknown status, a date that is not
+#: a date) or that break a rule: a plain `ValidationError`.
 BAD_VALUES: list[tuple[str, dict[str, Any], str]] = [
     ("empty content", {"content": "  \n"}, "content is empty"),
     ("huge content", {"content": "x" * (100 * 1024 + 1)}, "content too large"),
@@ -215,6 +213,9 @@ BAD_VALUES: list[tuple[str, dict[str, Any], str]] = [
     ("nan metadata", {"metadata": {"k": float("inf")}}, "cannot be stored"),
     ("huge int metadata", {"metadata": {"k": 2**70}}, "64-bit"),
     ("naive datetime", {"created_at": dt.datetime(2024, 1, 1)}, "created_at is a datetime without a timezone"),
+    ("created_at without a time", {"created_at": "2024-01-01"}, "`memories[0].created_at`"),
+    ("created_at not a date", {"created_at": "yesterday"}, "`memories[0].created_at`"),
+    ("unknown status", {"status": "done"}, "unknown variant `done`"),
 ]
 
 
@@ -277,9 +278,9 @@ def test_other_bad_arguments(store: memcore.Memcore, tmp_path: Path) -> None:
     with pytest.raises(memcore.ValidationError, match="unknown format"):
         store.get("there").render("xml")  # type: ignore[arg-type]
     # `list` options are fields of its request record.
-    with pytest.raises(memcore.RequestError, match="at `limit`"):
+    with pytest.raises(memcore.ValidationError, match="at `limit`"):
         store.list(limit=-1)
-    with pytest.raises(memcore.RequestError, match="at `offset`"):
+    with pytest.raises(memcore.ValidationError, match="at `offset`"):
         store.list(offset=-5)
     with pytest.raises(memcore.RequestError, match="at `limit`"):
         store.list(limit="3")  # type: ignore[arg-type]
@@ -296,7 +297,7 @@ def test_other_bad_arguments(store: memcore.Memcore, tmp_path: Path) -> None:
     # `update` keywords are fields of the change.
     with pytest.raises(memcore.RequestError, match="at `change.tags`"):
         store.update("there", tags="solo")
-    with pytest.raises(memcore.RequestError, match="unknown variant `done`"):
+    with pytest.raises(memcore.ValidationError, match="unknown variant `done`"):
         store.update("there", status="done")  # type: ignore[arg-type]
     with pytest.raises(memcore.ValidationError, match="memory field"):
         store.update("there", metadata={"tags": ["x"]})

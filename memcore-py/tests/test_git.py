@@ -308,7 +308,7 @@ class TestErrors:
             memcore.open(tmp_path, backend="svn")  # type: ignore[arg-type]
         assert backend.value.recovery == 'use backend="file" or "git-notes"'
         store.put("x", id="x")
-        with pytest.raises(memcore.RequestError, match="at `level`: unknown variant `everything`") as level:
+        with pytest.raises(memcore.ValidationError, match="at `level`: unknown variant `everything`") as level:
             store.hydrate("x", "everything")  # type: ignore[arg-type]
         assert "`summary`, `full`, `files`" in str(level.value)
         assert "memcore operations hydrate" in level.value.recovery

@@ -74,7 +74,7 @@ BAD_ITEMS: list[tuple[str, Any, type[Exception], str]] = [
     ("tags as one str", ["ok", {"content": "x", "tags": "solo"}], memcore.RequestError, "`memories[1].tags`"),
     ("content not str", [{"content": 3}], memcore.RequestError, "`memories[0].content`"),
     ("naive datetime", [{"content": "x", "created_at": dt.datetime(2024, 1, 1)}], memcore.ValidationError, "item 0['created_at'] is a datetime without a timezone"),
-    ("bad status", ["ok", "ok too", {"content": "x", "status": "done"}], memcore.RequestError, "`memories[2].status`: unknown variant `done`"),
+    ("bad status", ["ok", "ok too", {"content": "x", "status": "done"}], memcore.ValidationError, "`memories[2].status`: unknown variant `done`"),
     ("reserved metadata", [{"content": "x", "metadata": {"tags": []}}], memcore.ValidationError, "memory field"),
     ("create_only in an item", [{"content": "x", "create_only": True}], memcore.RequestError, "`memories[0].create_only`: unknown field"),
     ("bad id", ["ok", {"content": "x", "id": "../escape"}], memcore.ValidationError, ""),

@@ -246,25 +246,25 @@ def test_f32_scores_read_back_as_short_floats(corpus: memcore.Memcore) -> None:
 
 
 #: (name, search keyword arguments, the exact exception class, a stable part of its message):
-#: `RequestError` where the argument does not fit the query record, `ValidationError` where
-#: it fits but breaks a rule.
+#: `RequestError` where the argument has no place in the query record (an unknown keyword, a
+#: wrong type), `ValidationError` where the field does not take the value or it breaks a rule.
 BAD_SEARCHES: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("empty text", {"text": ""}, memcore.ValidationError, "empty"),
     ("blank text", {"text": "  \n"}, memcore.ValidationError, "empty"),
     ("limit 0", {"limit": 0}, memcore.ValidationError, "limit 0 is outside 1..=1000"),
     ("limit too big", {"limit": 1001}, memcore.ValidationError, "limit 1001 is outside 1..=1000"),
-    ("negative limit", {"limit": -1}, memcore.RequestError, "at `limit`"),
+    ("negative limit", {"limit": -1}, memcore.ValidationError, "at `limit`"),
     ("limit as str", {"limit": "3"}, memcore.RequestError, "at `limit`"),
-    ("unknown mode", {"mode": "fuzzy"}, memcore.RequestError, "at `mode`: unknown variant `fuzzy`"),
+    ("unknown mode", {"mode": "fuzzy"}, memcore.ValidationError, "at `mode`: unknown variant `fuzzy`"),
     ("mode not a str", {"mode": 3}, memcore.RequestError, "at `mode`"),
     ("text not a str", {"text": 3}, memcore.RequestError, "at `text`"),
     ("text None", {"text": None}, memcore.RequestError, "missing field `text`"),
-    ("unknown status", {"statuses": ["done"]}, memcore.RequestError, "at `statuses[0]`: unknown variant `done`"),
+    ("unknown status", {"statuses": ["done"]}, memcore.ValidationError, "at `statuses[0]`: unknown variant `done`"),
     ("statuses as one str", {"statuses": "active"}, memcore.RequestError, "at `statuses`"),
     ("collections as one str", {"collections": "decisions"}, memcore.RequestError, "at `collections`"),
     ("bad collection", {"collections": ["../up"]}, memcore.ValidationError, "collection"),
     ("tags not str", {"tags_any": [1]}, memcore.RequestError, "at `tags_any[0]`"),
-    ("bad filter", {"filters": "priority"}, memcore.RequestError, "invalid filter"),
+    ("bad filter", {"filters": "priority"}, memcore.ValidationError, "invalid filter"),
     ("similarity above 1", {"min_similarity": 1.5}, memcore.ValidationError, "min_similarity"),
     ("similarity NaN", {"min_similarity": float("nan")}, memcore.ValidationError, "min_similarity"),
     ("weight above 1", {"recency": {"half_life_days": 30.0, "weight": 1.1}}, memcore.ValidationError, "recency"),
@@ -273,8 +273,8 @@ BAD_SEARCHES: list[tuple[str, dict[str, Any], type[Exception], str]] = [
     ("the old recency keyword", {"recency_weight": 0.5}, memcore.RequestError, "unknown field `recency_weight`"),
     ("unknown keyword", {"colour": "red"}, memcore.RequestError, "unknown field `colour`"),
     ("naive datetime", {"created_after": dt.datetime(2024, 1, 1)}, memcore.ValidationError, "timezone"),
-    ("date without a time", {"updated_before": "2024-01-01"}, memcore.RequestError, "at `updated_before`"),
-    ("time without an offset", {"created_after": "2024-01-01T00:00:00"}, memcore.RequestError, "at `created_after`"),
+    ("date without a time", {"updated_before": "2024-01-01"}, memcore.ValidationError, "at `updated_before`"),
+    ("time without an offset", {"created_after": "2024-01-01T00:00:00"}, memcore.ValidationError, "at `created_after`"),
     (
         "empty range",
         {"created_after": NOW, "created_before": NOW - dt.timedelta(days=1)},

@@ -131,40 +131,83 @@ impl Serialize for Filter {
     }
 }
 
+/// Why a filter as a binding wrote it was refused: a JSON value of the wrong type (a
+/// request of the wrong shape), or text that is not a filter (a value the field does not
+/// take). Becomes serde's `invalid_type` or `custom` error, so requests tell them apart.
+enum Refused {
+    /// The value found, and what was expected instead.
+    Type(Value, &'static str),
+    /// What is wrong with the filter.
+    Filter(String),
+}
+
+impl Refused {
+    /// The deserializer's error for this refusal.
+    fn into_error<E: serde::de::Error>(self) -> E {
+        match self {
+            Self::Type(found, expected) => E::invalid_type(unexpected(&found), &expected),
+            Self::Filter(problem) => E::custom(problem),
+        }
+    }
+}
+
+/// `value` as serde names what it found.
+fn unexpected(value: &Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (None, Some(i), _) => Unexpected::Signed(i),
+            (None, None, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
+        },
+        Value::String(text) => Unexpected::Str(text),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+/// What a filter is written as.
+const FILTER: &str = "a filter: `key=value` text or {\"key\", \"values\"}";
+
 /// A filter written as a record writes it: `key=value` text, or `{"key": ..., "values":
 /// value | [values]}`.
-fn filter_of(value: Value) -> std::result::Result<Filter, String> {
+fn filter_of(value: Value) -> std::result::Result<Filter, Refused> {
     match value {
-        Value::String(expr) => expr.parse().map_err(|e: Error| e.to_string()),
+        Value::String(expr) => expr.parse().map_err(|e: Error| Refused::Filter(e.to_string())),
         Value::Object(mut parts) => {
             let key = parts.remove("key");
             let values = parts.remove("values");
             match (key, values, parts.is_empty()) {
-                (Some(Value::String(key)), Some(values), true) => {
-                    Filter::new(key, values_of(values)?).map_err(|e| e.to_string())
-                }
-                _ => Err("a filter object has exactly `key` (a string) and `values`".to_owned()),
+                (Some(Value::String(key)), Some(values), true) => new_filter(key, values),
+                _ => Err(Refused::Filter(
+                    "a filter object has exactly `key` (a string) and `values`".to_owned(),
+                )),
             }
         }
-        other => Err(format!("a filter is `key=value` text or an object, not {other}")),
+        other => Err(Refused::Type(other, FILTER)),
     }
 }
 
-/// One value (text) or a list of them.
-fn values_of(value: Value) -> std::result::Result<Vec<String>, String> {
+/// The filter `key` = `values` (one text or a list of them).
+fn new_filter(key: String, values: Value) -> std::result::Result<Filter, Refused> {
     let text = |value: Value| match value {
         Value::String(text) => Ok(text),
-        other => Err(format!("a filter value is text, not {other}")),
+        other => Err(Refused::Type(other, "a filter value (text)")),
     };
-    match value {
-        Value::Array(items) => items.into_iter().map(text).collect(),
-        value => Ok(vec![text(value)?]),
-    }
+    let values = match values {
+        Value::Array(items) => {
+            items.into_iter().map(text).collect::<std::result::Result<_, _>>()?
+        }
+        value => vec![text(value)?],
+    };
+    Filter::new(key, values).map_err(|e| Refused::Filter(e.to_string()))
 }
 
 impl<'de> Deserialize<'de> for Filter {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
-        filter_of(Value::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+        filter_of(Value::deserialize(deserializer)?).map_err(Refused::into_error)
     }
 }
 
@@ -207,17 +250,16 @@ pub(crate) fn deserialize_list<'de, D: Deserializer<'de>>(
 ) -> std::result::Result<Vec<Filter>, D::Error> {
     let filters = match Value::deserialize(deserializer)? {
         Value::Array(items) => items.into_iter().map(filter_of).collect(),
-        Value::Object(map) if !map.contains_key("key") => map
-            .into_iter()
-            .map(|(key, values)| Filter::new(key, values_of(values)?).map_err(|e| e.to_string()))
-            .collect(),
+        Value::Object(map) if !map.contains_key("key") => {
+            map.into_iter().map(|(key, values)| new_filter(key, values)).collect()
+        }
         one @ (Value::String(_) | Value::Object(_)) => filter_of(one).map(|f| vec![f]),
-        other => Err(format!(
-            "filters are `key=value` text, a list of filters or an object of key to values, \
-             not {other}"
+        other => Err(Refused::Type(
+            other,
+            "filters: `key=value` text, a list of filters or an object of key to values",
         )),
     };
-    filters.map_err(serde::de::Error::custom)
+    filters.map_err(Refused::into_error)
 }
 
 /// The schema of [`deserialize_list`]'s input, for `#[schemars(schema_with = ...)]`.

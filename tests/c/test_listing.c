@@ -127,10 +127,10 @@ TEST(list_rejects_bad_options) {
       {"[]", MEMCORE_STATUS_INVALID_JSON, "the `list` request is an array, not an object"},
       {"null", MEMCORE_STATUS_INVALID_JSON, "the `list` request is null, not an object"},
       {"{\"colection\": \"a\"}", MEMCORE_STATUS_INVALID_JSON, "unknown field `colection`"},
-      {"{\"filters\": 5}", MEMCORE_STATUS_INVALID_JSON, "at `filters`"},
-      {"{\"limit\": -1}", MEMCORE_STATUS_INVALID_JSON, "invalid value: integer `-1`"},
+      {"{\"filters\": 5}", MEMCORE_STATUS_INVALID_JSON, "at `filters`: invalid type: integer `5`"},
+      {"{\"limit\": -1}", MEMCORE_STATUS_INVALID_ARGUMENT, "invalid value: integer `-1`"},
       {"{\"collection\": \"Not Valid\"}", MEMCORE_STATUS_INVALID_ARGUMENT, "[VALIDATION]"},
-      {"{\"filters\": [\"no-equals-sign\"]}", MEMCORE_STATUS_INVALID_JSON, "no '='"},
+      {"{\"filters\": [\"no-equals-sign\"]}", MEMCORE_STATUS_INVALID_ARGUMENT, "no '='"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char *json = (char *)0x1;

@@ -47,13 +47,7 @@ pub(super) fn call(
 /// one operation's schemas.
 pub(super) fn operations(args: &OperationsArgs, out: &mut Output) -> Result<(), Failure> {
     if let Some(name) = &args.operation {
-        let entry = operation(name)?;
-        return out.print_json(&json!({
-            "name": entry.name,
-            "summary": entry.summary,
-            "request": entry.request_schema(),
-            "result": entry.result_schema(),
-        }));
+        return out.print_json(&operation(name)?.describe());
     }
     if out.json() {
         let list: Vec<Value> = OPERATIONS

@@ -137,7 +137,12 @@ fn help_documents_the_exit_codes_and_json_errors() {
         assert!(help.contains(code), "--help lacks {code:?}");
     }
     assert!(help.contains(r#"{"error": {"category", "message", "recovery", "exit_code"}}"#));
-    sandbox.bare_in(sandbox.path()).arg("--version").assert().success().stdout(contains("0.1"));
+    sandbox
+        .bare_in(sandbox.path())
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(contains(env!("CARGO_PKG_VERSION")));
 }
 
 #[test]

@@ -31,7 +31,7 @@ model it falls back to full text and says so in ``results.warnings``.
 
 Every error is a :class:`MemcoreError` with ``.category`` and ``.recovery`` (what to do
 next); :class:`ValidationError` is also a ``ValueError``, and :class:`RequestError`
-(arguments that do not fit the request) also a ``TypeError``. Calls release the GIL, so one
+(an unknown keyword or a value of the wrong type) also a ``TypeError``. Calls release the GIL, so one
 handle can serve many threads.
 """
 

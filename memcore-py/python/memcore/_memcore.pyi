@@ -80,7 +80,8 @@ class ValidationError(MemcoreError, ValueError):
 
 class RequestError(ValidationError, TypeError):
     """The arguments do not fit the operation's request record (an unknown keyword, a missing
-    one, a value of the wrong type); nothing was done. Also a TypeError."""
+    one, a value of the wrong type); nothing was done. Also a TypeError. A value of the right
+    type that a field does not take (an unknown status) is a plain ValidationError."""
 
 class ConflictError(MemcoreError):
     """The memory exists, the id is ambiguous, or another writer held the lock too long."""

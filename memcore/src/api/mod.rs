@@ -4,8 +4,8 @@
 //! everywhere: the C ABI (`memcore_call` with JSON), Python (keyword arguments mapped onto the
 //! request record), the CLI (`memcore call OPERATION JSON`) and the MCP server. Each request
 //! is deserialised and checked in one place ([`parse_request`]): an unknown or missing field,
-//! or a value of the wrong type, is an [`Error::Request`] naming the field; a value that
-//! breaks a rule is the operation's own [`Error::Validation`].
+//! or a value of the wrong type, is an [`Error::Request`] naming the field; a value that a
+//! field or the operation refuses is an [`Error::Validation`].
 //!
 //! ```
 //! use memcore::Memcore;
@@ -49,7 +49,7 @@ pub trait Operation {
     /// One line saying what it does, for tool listings (MCP) and help.
     const SUMMARY: &'static str;
     /// What it takes.
-    type Request: DeserializeOwned + JsonSchema;
+    type Request: DeserializeOwned + JsonSchema + 'static;
     /// What it returns.
     type Result: Serialize + JsonSchema;
     /// Runs it.
@@ -97,6 +97,24 @@ impl OperationEntry {
         (self.result_schema)()
     }
 
+    /// The operation as every binding lists it: `{"name", "summary", "request", "result"}`,
+    /// the last two its records' JSON Schemas.
+    ///
+    /// ```
+    /// let put = memcore::api::operation("put")?.describe();
+    /// assert_eq!(put["name"], "put");
+    /// assert!(put["request"]["properties"]["memories"].is_object());
+    /// # Ok::<(), memcore::Error>(())
+    /// ```
+    pub fn describe(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "summary": self.summary,
+            "request": self.request_schema(),
+            "result": self.result_schema(),
+        })
+    }
+
     /// Runs the operation on a request given as JSON, returning its result as JSON.
     pub fn call(&self, memcore: &Memcore, request: Value) -> Result<Value> {
         (self.call)(memcore, request)
@@ -134,17 +152,23 @@ impl Memcore {
 }
 
 /// Reads the request record of `operation` from JSON, the one place requests are checked
-/// against their schema. A request must be a JSON object; a field set to `null` counts as
-/// left out, so every binding can pass "no value" the same way.
+/// against their schema. A request must be a JSON object; a field of a record set to `null`
+/// counts as left out, at any depth (a memory in `put`'s list, the `change` of `update`), so
+/// every binding can pass "no value" the same way. A `null` inside free-form data (a
+/// metadata value, which `update` takes as "remove this key") is kept.
 ///
 /// # Errors
 ///
-/// [`Error::Request`] naming the field that does not fit and how: an unknown or missing field,
-/// a value of the wrong type, or one its field's own parser refuses (an unknown status, a time
-/// that is not RFC 3339, a malformed filter or reference). Rules checked once the record is
-/// read (a limit out of range, a bad id) are the operation's [`Error::Validation`].
-pub fn parse_request<R: DeserializeOwned>(operation: &str, request: Value) -> Result<R> {
-    let fields = match request {
+/// [`Error::Request`] naming the field that does not fit the record's shape: an unknown or
+/// missing field, a value of the wrong type. [`Error::Validation`], also naming the field, for
+/// a value of the right type its field refuses (an unknown status, a time that is not RFC
+/// 3339, a malformed filter or reference, a negative count), as for the rules the operation
+/// checks once the record is read (a limit out of range, a bad id).
+pub fn parse_request<R: DeserializeOwned + JsonSchema + 'static>(
+    operation: &str,
+    request: Value,
+) -> Result<R> {
+    let mut fields = match request {
         Value::Object(fields) => fields,
         other => {
             return Err(Error::request(
@@ -153,16 +177,87 @@ pub fn parse_request<R: DeserializeOwned>(operation: &str, request: Value) -> Re
             ));
         }
     };
-    let fields: serde_json::Map<String, Value> =
-        fields.into_iter().filter(|(_, value)| !value.is_null()).collect();
-    serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
+    let mut request = Value::Object(std::mem::take(&mut fields));
+    let schema = cached_schema::<R>();
+    let defs = schema.as_value().get("$defs").and_then(Value::as_object);
+    drop_record_nulls(&mut request, schema.as_value(), defs);
+    serde_path_to_error::deserialize(request).map_err(|e| {
         let at = e.path().to_string();
         let place = if at == "." { String::new() } else { format!(" at `{at}`") };
-        Error::request(
-            format!("invalid `{operation}` request{place}: {}", e.inner()),
-            schema_hint(operation),
-        )
+        let problem = e.inner().to_string();
+        let message = format!("invalid `{operation}` request{place}: {problem}");
+        if is_shape_problem(&problem) {
+            Error::request(message, schema_hint(operation))
+        } else {
+            Error::validation(message, schema_hint(operation))
+        }
     })
+}
+
+/// Whether serde's `problem` is with the request's shape (a field unknown, missing, of the
+/// wrong type or length), which is [`Error::Request`], rather than with a value in a field of
+/// the right type (an unknown status, a malformed time, filter or reference, a number out of
+/// range), which is [`Error::Validation`] as when a rule is broken later.
+fn is_shape_problem(problem: &str) -> bool {
+    ["unknown field", "missing field", "invalid type", "invalid length", "duplicate field"]
+        .iter()
+        .any(|prefix| problem.starts_with(prefix))
+}
+
+/// The JSON Schema of `R`, made once per process.
+fn cached_schema<R: JsonSchema + 'static>() -> std::sync::Arc<Schema> {
+    use std::any::TypeId;
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    static SCHEMAS: OnceLock<parking_lot::Mutex<HashMap<TypeId, Arc<Schema>>>> = OnceLock::new();
+    let mut schemas = SCHEMAS.get_or_init(Default::default).lock();
+    Arc::clone(schemas.entry(TypeId::of::<R>()).or_insert_with(|| Arc::new(schema_of::<R>())))
+}
+
+/// Removes the `null` fields of every record in `value` (objects whose `schema` lists
+/// properties), following the schema into nested records and lists of them; free-form
+/// objects (maps) and values the schema allows several shapes for are left as they are.
+fn drop_record_nulls(
+    value: &mut Value,
+    schema: &Value,
+    defs: Option<&serde_json::Map<String, Value>>,
+) {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(reference) => {
+            let name = reference.rsplit('/').next().unwrap_or_default();
+            match defs.and_then(|defs| defs.get(name)) {
+                Some(target) => target,
+                None => return,
+            }
+        }
+        None => schema,
+    };
+    if let Some(branches) = schema.get("anyOf").and_then(Value::as_array) {
+        let mut real = branches.iter().filter(|b| b.get("type") != Some(&Value::from("null")));
+        if let (Some(only), None) = (real.next(), real.next()) {
+            drop_record_nulls(value, only, defs);
+        }
+        return;
+    }
+    match value {
+        Value::Object(fields) => {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            fields.retain(|_, field| !field.is_null());
+            for (name, field) in fields.iter_mut() {
+                if let Some(field_schema) = properties.get(name) {
+                    drop_record_nulls(field, field_schema, defs);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                items.iter_mut().for_each(|item| drop_record_nulls(item, item_schema, defs));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Where a request's schema is described.
@@ -221,8 +316,27 @@ mod tests {
     }
 
     #[test]
+    fn nulls_in_records_are_left_out_at_any_depth_but_kept_in_maps() {
+        let put: PutRequest = parse_request(
+            "put",
+            json!({"memories": [{"content": "x", "tags": null, "metadata": {"k": null}}],
+                   "mode": null}),
+        )
+        .expect("nulls in records are fields left out");
+        assert!(put.memories[0].tags.is_empty());
+        assert!(put.memories[0].metadata["k"].is_null(), "a metadata value is data");
+        let update: UpdateRequest = parse_request(
+            "update",
+            json!({"ref": "a", "change": {"merge_tags": null, "metadata": {"gone": null}}}),
+        )
+        .expect("nulls in the change are fields left out");
+        assert!(!update.change.merge_tags);
+        assert!(update.change.metadata["gone"].is_null(), "null removes a metadata key");
+    }
+
+    #[test]
     fn requests_are_checked_in_one_place() {
-        #[derive(serde::Deserialize, Debug)]
+        #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
         #[serde(deny_unknown_fields)]
         #[allow(dead_code)]
         struct R {
@@ -237,6 +351,26 @@ mod tests {
         assert!(err.to_string().contains("unknown field `limt`"), "{err}");
         let err = parse_request::<R>("t", json!({"text": 3})).unwrap_err();
         assert!(err.to_string().contains("at `text`"), "{err}");
+        assert!(matches!(err, Error::Request { .. }), "a wrong type is the request's shape");
+        let err = parse_request::<R>("t", json!({"text": "x", "limit": -1})).unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "a value out of range: {err}");
+        let err =
+            parse_request::<crate::Query>("search", json!({"text": "x", "statuses": ["done"]}))
+                .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "an unknown status: {err}");
+        assert!(err.to_string().contains("at `statuses[0]`"), "{err}");
+        let list = |filters: Value| {
+            parse_request::<crate::ListOptions>("list", json!({ "filters": filters })).unwrap_err()
+        };
+        for wrong_type in [json!(5), json!([1]), json!({"tags": 2}), json!({"tags": [null]})] {
+            let err = list(wrong_type.clone());
+            assert!(matches!(err, Error::Request { .. }), "{wrong_type}: {err}");
+            assert!(err.to_string().contains("invalid type"), "{err}");
+        }
+        for not_a_filter in [json!("tags"), json!(["a=b", "=x"]), json!({"tags": []})] {
+            let err = list(not_a_filter.clone());
+            assert!(matches!(err, Error::Validation { .. }), "{not_a_filter}: {err}");
+        }
         let err = parse_request::<R>("t", json!([1])).unwrap_err();
         assert!(err.to_string().contains("an array, not an object"), "{err}");
         assert!(err.recovery().contains("memcore operations t"));
