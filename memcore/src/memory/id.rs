@@ -146,12 +146,15 @@ fn check_name(
     max_len: usize,
     allowed: impl Fn(char) -> bool,
 ) -> Result<()> {
-    let rule = format!(
-        "a {kind} uses lower-case letters, digits, '.', '_' and '-', starts with a letter or \
-         digit and is at most {max_len} bytes, e.g. `gpu-patterns`"
-    );
-    let reject =
-        |why: String| Err(Error::validation(format!("invalid {kind} {name:?}: {why}"), &rule));
+    // The messages are made only for a name that fails: valid names (every key read back
+    // from an index) pass without an allocation.
+    let reject = |why: String| {
+        let rule = format!(
+            "a {kind} uses lower-case letters, digits, '.', '_' and '-', starts with a letter \
+             or digit and is at most {max_len} bytes, e.g. `gpu-patterns`"
+        );
+        Err(Error::validation(format!("invalid {kind} {name:?}: {why}"), rule))
+    };
     if name.is_empty() {
         return reject("it is empty".into());
     }

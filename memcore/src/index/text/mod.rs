@@ -27,7 +27,7 @@ use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{
     AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermSetQuery,
 };
-use tantivy::schema::{Field, Value};
+use tantivy::schema::Value;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use self::errors::{REBUILD, damaged, failed, guarded};
@@ -229,7 +229,7 @@ impl TextIndex {
             .map_err(|e| failed("searching the full-text index", e))?;
         let mut hits = top
             .into_iter()
-            .map(|(score, address)| Ok((self.stored(&searcher, address)?.0, score)))
+            .map(|(score, address)| Ok((self.stored_key(&searcher, address)?, score)))
             .collect::<Result<Vec<_>>>()?;
         hits.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         Ok(hits)
@@ -294,21 +294,43 @@ impl TextIndex {
 
     /// The stored key and hash of one document.
     fn stored(&self, searcher: &Searcher, address: DocAddress) -> Result<(MemoryRef, String)> {
-        let doc: TantivyDocument = searcher.doc(address).map_err(|e| damaged(&self.dir, e))?;
-        let text =
-            |field: Field| doc.get_first(field).and_then(|value| value.as_str()).map(str::to_owned);
-        let key = text(self.fields.key).and_then(|key| key.parse::<MemoryRef>().ok());
-        match (key, text(self.fields.hash)) {
-            (Some(key), Some(hash)) if key.is_qualified() => Ok((key, hash)),
-            _ => Err(Error::index(
-                format!(
-                    "the full-text index in {} has a document without a valid key or hash",
-                    self.dir.display()
-                ),
-                None,
-                REBUILD,
-            )),
+        let doc = self.doc(searcher, address)?;
+        let hash = doc.get_first(self.fields.hash).and_then(|value| value.as_str());
+        match hash {
+            Some(hash) => Ok((self.key_of(&doc)?, hash.to_owned())),
+            None => Err(self.invalid_document()),
         }
+    }
+
+    /// The stored key of one document (all a search needs).
+    fn stored_key(&self, searcher: &Searcher, address: DocAddress) -> Result<MemoryRef> {
+        self.key_of(&self.doc(searcher, address)?)
+    }
+
+    /// The stored document at `address`.
+    fn doc(&self, searcher: &Searcher, address: DocAddress) -> Result<TantivyDocument> {
+        searcher.doc(address).map_err(|e| damaged(&self.dir, e))
+    }
+
+    /// The `collection/id` key of `doc`.
+    fn key_of(&self, doc: &TantivyDocument) -> Result<MemoryRef> {
+        let key = doc.get_first(self.fields.key).and_then(|value| value.as_str());
+        match key.and_then(|key| key.parse::<MemoryRef>().ok()) {
+            Some(key) if key.is_qualified() => Ok(key),
+            _ => Err(self.invalid_document()),
+        }
+    }
+
+    /// The error for a document without a valid key or hash: the index is damaged.
+    fn invalid_document(&self) -> Error {
+        Error::index(
+            format!(
+                "the full-text index in {} has a document without a valid key or hash",
+                self.dir.display()
+            ),
+            None,
+            REBUILD,
+        )
     }
 }
 
