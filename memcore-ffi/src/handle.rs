@@ -40,6 +40,35 @@ impl memcore_t {
     }
 }
 
+/// The body every export on one memory shares: borrows the handle, reads `reference`,
+/// checks the out-parameter `out` (named `out_name`), runs `body` on the store and the
+/// reference, and writes the text it returns to `*out` (an owned string for
+/// `memcore_string_free()`). Errors and panics become the status, as for every export.
+///
+/// # Safety
+///
+/// The export's contract: `memcore` is NULL or an open handle; `reference` points to
+/// `reference_len` readable bytes (or is NULL); `out` is NULL or writable storage for one
+/// pointer.
+pub(crate) unsafe fn on_memory(
+    memcore: *const memcore_t,
+    (reference, reference_len): (*const c_char, usize),
+    (out_name, out): (&str, *mut *mut c_char),
+    body: impl FnOnce(&Memcore, &str) -> FfiResult<String>,
+) -> memcore_status {
+    boundary::run(|| {
+        // SAFETY: the caller passes an open handle (or NULL).
+        let memcore = unsafe { memcore_t::borrow(memcore) }?;
+        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
+        let reference = unsafe { required_str("reference", reference, reference_len) }?;
+        non_null(out_name, out)?;
+        let text = body(memcore, reference)?;
+        // SAFETY: `out` is non-NULL and writable (checked above; the contract).
+        unsafe { write_out(out, string::into_raw(text)) };
+        Ok(())
+    })
+}
+
 /// Which store `memcore_open_scope()` opens.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,11 +2,10 @@
 
 use std::ffi::c_char;
 
-use crate::boundary::{self, non_null, required_str, write_out};
-use crate::handle::memcore_t;
+use crate::boundary::required_str;
+use crate::handle::{memcore_t, on_memory};
 use crate::json;
 use crate::status::memcore_status;
-use crate::string;
 
 /// The history of the memory at `reference` (`"id"` or `"collection/id"`), oldest first and
 /// the current version last, as a JSON array of **version records** written to
@@ -27,17 +26,12 @@ pub unsafe extern "C" fn memcore_versions(
     reference_len: usize,
     out_json: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        non_null("out_json", out_json)?;
-        let text = json::to_string(&memcore.versions(reference)?)?;
-        // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_json, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s.
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_json", out_json), |memcore, r| {
+            json::to_string(&memcore.versions(r)?)
+        })
+    }
 }
 
 /// The memory at `reference` as it was at `rev` (a version record's `rev`, UTF-8, `rev_len`
@@ -60,17 +54,12 @@ pub unsafe extern "C" fn memcore_get_version(
     rev_len: usize,
     out_json: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        // SAFETY: the caller passes `rev_len` readable bytes at `rev` (or NULL).
-        let rev = unsafe { required_str("rev", rev, rev_len) }?;
-        non_null("out_json", out_json)?;
-        let text = json::memory(memcore.get_version(reference, rev)?)?;
-        // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_json, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s, and `rev_len` readable bytes at `rev`
+    // (or NULL).
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_json", out_json), |memcore, r| {
+            let rev = required_str("rev", rev, rev_len)?;
+            json::memory(memcore.get_version(r, rev)?)
+        })
+    }
 }

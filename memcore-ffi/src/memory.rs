@@ -6,7 +6,7 @@ use std::ffi::c_char;
 use memcore::{Format, MemoryUpdate, NewMemory, PutMode};
 
 use crate::boundary::{self, Failure, FfiResult, non_null, optional_str, required_str, write_out};
-use crate::handle::memcore_t;
+use crate::handle::{memcore_t, on_memory};
 use crate::json;
 use crate::status::memcore_status;
 use crate::string;
@@ -206,17 +206,12 @@ pub unsafe extern "C" fn memcore_get(
     reference_len: usize,
     out_json: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        non_null("out_json", out_json)?;
-        let text = json::memory(memcore.get(reference)?)?;
-        // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_json, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s.
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_json", out_json), |memcore, r| {
+            json::memory(memcore.get(r)?)
+        })
+    }
 }
 
 /// Reads the memory at `reference` and renders it as text in `format` (one of
@@ -238,18 +233,13 @@ pub unsafe extern "C" fn memcore_render(
     format: u32,
     out_text: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        non_null("out_text", out_text)?;
-        let format = memcore_format::from_u32(format)?;
-        let text = memcore.get(reference)?.render(format);
-        // SAFETY: `out_text` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_text, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s.
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_text", out_text), |memcore, r| {
+            let format = memcore_format::from_u32(format)?;
+            Ok(memcore.get(r)?.render(format))
+        })
+    }
 }
 
 /// Changes the memory at `reference` as an **update record** (JSON, `change_len` bytes; see
@@ -275,20 +265,15 @@ pub unsafe extern "C" fn memcore_update_json(
     change_len: usize,
     out_json: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        // SAFETY: the caller passes `change_len` readable bytes at `change` (or NULL).
-        let change = unsafe { required_str("change", change, change_len) }?;
-        non_null("out_json", out_json)?;
-        let change: MemoryUpdate = json::record("change", change, "update")?;
-        let text = json::memory(memcore.update(reference, change)?)?;
-        // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_json, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s, and `change_len` readable bytes at
+    // `change` (or NULL).
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_json", out_json), |memcore, r| {
+            let change = required_str("change", change, change_len)?;
+            let change: MemoryUpdate = json::record("change", change, "update")?;
+            json::memory(memcore.update(r, change)?)
+        })
+    }
 }
 
 /// Deletes the memory at `reference` (`"id"` or `"collection/id"`) by moving it to the
@@ -335,17 +320,12 @@ pub unsafe extern "C" fn memcore_restore(
     reference_len: usize,
     out_json: *mut *mut c_char,
 ) -> memcore_status {
-    boundary::run(|| {
-        // SAFETY: the caller passes an open handle (or NULL).
-        let memcore = unsafe { memcore_t::borrow(memcore) }?;
-        // SAFETY: the caller passes `reference_len` readable bytes at `reference` (or NULL).
-        let reference = unsafe { required_str("reference", reference, reference_len) }?;
-        non_null("out_json", out_json)?;
-        let text = json::memory(memcore.restore(reference)?)?;
-        // SAFETY: `out_json` is non-NULL and writable (checked above; the contract).
-        unsafe { write_out(out_json, string::into_raw(text)) };
-        Ok(())
-    })
+    // SAFETY: the export's contract is `on_memory`'s.
+    unsafe {
+        on_memory(memcore, (reference, reference_len), ("out_json", out_json), |memcore, r| {
+            json::memory(memcore.restore(r)?)
+        })
+    }
 }
 
 #[cfg(test)]
