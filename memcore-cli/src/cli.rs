@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode};
+use memcore::decay::Aggressiveness;
+use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode, Status, Timestamp};
 use serde::Serialize;
 
 use crate::output::{self, serde_name};
@@ -110,6 +111,16 @@ pub(crate) enum Command {
     Repair,
     /// Count the store's memories by collection and status
     Stats,
+    /// Move a memory to another lifecycle status: active, resolved, archived (content
+    /// compressed, restored exactly when it comes back) or tombstone
+    Status(StatusArgs),
+    /// Age the store: archive, tombstone and delete memories by age and relevance
+    #[command(subcommand)]
+    Lifecycle(LifecycleCommand),
+    /// Read, change and preview ##keepitX.XX## markers (how long marked text survives
+    /// compression)
+    #[command(subcommand)]
+    Keepit(KeepitCommand),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -271,6 +282,112 @@ pub(crate) struct HydrateArgs {
     pub(crate) level: HydrationLevel,
 }
 
+/// `status`.
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// The status to move to (allowed: active to resolved, archived or tombstone; resolved
+    /// to archived or tombstone; archived to tombstone or active; tombstone to active)
+    #[arg(value_name = "STATUS", value_parser = serde_name_parser(&Status::ALL))]
+    pub(crate) status: Status,
+}
+
+/// `lifecycle` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum LifecycleCommand {
+    /// Archive memories unchanged for 90 days or less relevant than 0.1, tombstone those
+    /// archived for 180 days, delete (to the trash) those tombstoned for 365 (the store's
+    /// `lifecycle:` settings, or the options); pinned memories are never archived
+    Run(LifecycleRunArgs),
+}
+
+/// `lifecycle run`.
+#[derive(Debug, Args)]
+pub(crate) struct LifecycleRunArgs {
+    /// Only print the plan: each memory, from, to and why; change nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Judge ages at this time (RFC 3339, e.g. 2026-03-01T00:00:00Z) instead of now
+    #[arg(long, value_name = "TIME")]
+    pub(crate) now: Option<Timestamp>,
+    /// Only this collection (repeatable)
+    #[arg(long = "collection", value_name = "COLLECTION")]
+    pub(crate) collections: Vec<String>,
+    /// Archive memories unchanged for more than this many days
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) archive_after_days: Option<f64>,
+    /// Archive memories less relevant than this (0 to 1)
+    #[arg(long, value_name = "RELEVANCE")]
+    pub(crate) min_relevance: Option<f64>,
+    /// Tombstone memories archived for more than this many days
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) tombstone_after_days: Option<f64>,
+    /// Delete memories tombstoned for more than this many days
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) delete_after_days: Option<f64>,
+    /// Keep archived content as it is instead of compressing it
+    #[arg(long)]
+    pub(crate) no_compress: bool,
+}
+
+/// `keepit` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeepitCommand {
+    /// List the markers of a memory (or of a text): index, weight, level and marked text
+    List(KeepitSourceArgs),
+    /// Change the weight of one marker of a memory in place (a new version)
+    Set(KeepitSetArgs),
+    /// Show which markers survive a compression at session distances 1 to 10
+    Preview(KeepitPreviewArgs),
+}
+
+/// Where `keepit list` and `keepit preview` read markers from.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["reference", "text"])))]
+pub(crate) struct KeepitSourceArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: Option<String>,
+    /// Read a markdown file (or `-` for standard input) instead of a memory
+    #[arg(long, value_name = "FILE")]
+    pub(crate) text: Option<PathBuf>,
+}
+
+/// `keepit set`.
+#[derive(Debug, Args)]
+pub(crate) struct KeepitSetArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// The marker's index, from 0, as `keepit list` numbers them
+    #[arg(value_name = "INDEX")]
+    pub(crate) index: usize,
+    /// The new weight, 0.00 to 1.00 (1.00 pins the text)
+    #[arg(value_name = "WEIGHT", allow_negative_numbers = true)]
+    pub(crate) weight: f64,
+}
+
+/// `keepit preview`.
+#[derive(Debug, Args)]
+pub(crate) struct KeepitPreviewArgs {
+    /// Where the markers are
+    #[command(flatten)]
+    pub(crate) source: KeepitSourceArgs,
+    /// The compression ratio, e.g. 30 for 30:1
+    #[arg(long, value_name = "RATIO")]
+    pub(crate) ratio: f64,
+    /// How hard the compression squeezes (default: by the ratio: below 6 light, below 16
+    /// moderate, else aggressive)
+    #[arg(long, value_parser = serde_name_parser(&[
+        Aggressiveness::Light, Aggressiveness::Moderate, Aggressiveness::Aggressive]))]
+    pub(crate) aggressiveness: Option<Aggressiveness>,
+    /// Preview session distances 1 to this
+    #[arg(long, value_name = "N", default_value_t = memcore::decay::DEFAULT_MAX_DISTANCE)]
+    pub(crate) max_distance: u32,
+}
+
 /// `init`.
 #[derive(Debug, Args)]
 pub(crate) struct InitArgs {
@@ -327,6 +444,11 @@ pub(crate) struct SearchArgs {
     /// Only memories with at least one of these tags, comma-separated
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     pub(crate) tags: Vec<String>,
+    /// Only memories of these statuses, comma-separated (default active,resolved: archived
+    /// and tombstoned memories are found only when asked for)
+    #[arg(long = "status", value_delimiter = ',', value_name = "STATUSES",
+          value_parser = serde_name_parser(&Status::ALL))]
+    pub(crate) statuses: Vec<Status>,
     /// At most this many hits (1 to 1000)
     #[arg(long, default_value_t = 10)]
     pub(crate) limit: usize,

@@ -19,12 +19,24 @@
 //! embedding:
 //!   enabled: true
 //!   model_dir: /opt/models/minilm   # else $MEMCORE_MODEL_DIR, else the default cache
+//! decay:                    # how relevance fades (search's recency boost, the lifecycle)
+//!   half_life_days: 30
+//!   types:
+//!     journal: { rate: 0.90, floor: 0.10 }
+//!     fact: { rate: 0.98, floor: 0.20 }
+//! lifecycle:                # what `lifecycle run` archives, tombstones and deletes
+//!   archive_after_days: 90
+//!   min_relevance: 0.1
+//!   tombstone_after_days: 180
+//!   delete_after_days: 365
+//!   compress_archived: true
 //! ```
 
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::decay::{DecayConfig, LifecycleConfig};
 use crate::{Collection, Error, Limits, Result};
 
 /// The names a project config may have, in the order they are looked for.
@@ -112,6 +124,10 @@ pub struct Config {
     pub lock_timeout_ms: u64,
     /// Semantic search settings.
     pub embedding: EmbeddingConfig,
+    /// How relevance decays with age.
+    pub decay: DecayConfig,
+    /// The thresholds of automatic lifecycle processing.
+    pub lifecycle: LifecycleConfig,
 }
 
 /// Semantic search settings.
@@ -146,6 +162,8 @@ impl Default for Config {
             limits: Limits::default(),
             lock_timeout_ms: 60_000,
             embedding: EmbeddingConfig::default(),
+            decay: DecayConfig::default(),
+            lifecycle: LifecycleConfig::default(),
         }
     }
 }
@@ -179,7 +197,17 @@ impl Config {
                 "set `version: 1` or upgrade memcore",
             ));
         }
+        config.validate().map_err(|e| {
+            Error::validation(format!("invalid config {}: {e}", path.display()), e.recovery())
+        })?;
         Ok(config)
+    }
+
+    /// A validation error for a setting out of range (a negative half-life, a decay rate
+    /// above 1, a NaN threshold, ...).
+    pub fn validate(&self) -> Result<()> {
+        self.decay.validate()?;
+        self.lifecycle.validate()
     }
 
     /// The config as YAML, as `memcore init` writes it.

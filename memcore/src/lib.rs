@@ -54,6 +54,8 @@
 //!   the C ABI, Python, the CLI and MCP call, with the JSON Schema of each record.
 //! - [`Config`]: `.memcore.yaml` settings, [`Scope`] and [`locate`] for global and
 //!   project-local stores.
+//! - [`decay`]: the decay engine: status transitions, temporal and per-type decay, the
+//!   lifecycle (archive, tombstone, delete) and keepit markers.
 //! - [`Format`]: the `context`, `json` and `raw` renderings.
 //! - [`Filter`]: `key=value` filters.
 //! - [`Embedder`], [`OnnxEmbedder`], [`ModelFiles`]: local sentence embeddings.
@@ -62,6 +64,7 @@
 
 pub mod api;
 mod config;
+pub mod decay;
 mod embed;
 mod error;
 mod filter;

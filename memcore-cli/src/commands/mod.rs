@@ -1,6 +1,7 @@
 //! The subcommands, one module per concern; each calls memcore and prints the result.
 
 mod api;
+mod decay;
 mod history;
 mod hydrate;
 mod index;
@@ -39,6 +40,9 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Verify => index::verify(&open(global, out)?, out),
         Command::Repair => index::repair(&open(global, out)?, out),
         Command::Stats => stats::run(&open(global, out)?, out),
+        Command::Status(args) => decay::status(&open(global, out)?, &args, out),
+        Command::Lifecycle(command) => decay::lifecycle(&open(global, out)?, command, out),
+        Command::Keepit(command) => decay::keepit(&open(global, out)?, command, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

@@ -20,6 +20,9 @@ pub(super) fn run(memcore: &Memcore, args: SearchArgs, out: &mut Output) -> Resu
     for filter in &args.filters {
         query = query.filter(filter)?;
     }
+    if !args.statuses.is_empty() {
+        query = query.statuses(args.statuses);
+    }
     if let Some(min) = args.min_score {
         query = query.min_similarity(min);
     }

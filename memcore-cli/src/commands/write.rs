@@ -11,7 +11,7 @@ use crate::input;
 use crate::output::Output;
 
 /// Prints a memory just written: its JSON rendering, or `<done> collection/id (version N)`.
-fn report(out: &mut Output, done: &str, memory: &Memory) -> Result<(), Failure> {
+pub(super) fn report(out: &mut Output, done: &str, memory: &Memory) -> Result<(), Failure> {
     if out.json() {
         return out.print_json(&memory.to_json());
     }

@@ -7,6 +7,10 @@ use super::records::{
     PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
 };
 use super::{Operation, OperationEntry};
+use crate::decay::{
+    KeepitMarkers, KeepitPreview, KeepitPreviewRequest, KeepitSetRequest, KeepitSource,
+    LifecycleOptions, LifecycleReport, TransitionRequest,
+};
 use crate::{
     Hydrated, ListOptions, Listing, Memcore, Query, ReindexReport, RepairReport, Result,
     SearchResults, Stats, SyncReport, TrashEntry, VerifyReport, Version,
@@ -19,6 +23,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Update>(),
     OperationEntry::of::<Delete>(),
     OperationEntry::of::<Restore>(),
+    OperationEntry::of::<Transition>(),
     OperationEntry::of::<Search>(),
     OperationEntry::of::<List>(),
     OperationEntry::of::<Collections>(),
@@ -30,6 +35,10 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Repair>(),
     OperationEntry::of::<Reindex>(),
     OperationEntry::of::<Sync>(),
+    OperationEntry::of::<Lifecycle>(),
+    OperationEntry::of::<KeepitList>(),
+    OperationEntry::of::<KeepitSet>(),
+    OperationEntry::of::<KeepitPreviewOp>(),
 ];
 
 /// Declares an operation: a unit struct and its [`Operation`] impl, whose `run` is `body`
@@ -180,4 +189,47 @@ operation! {
     Sync = "sync",
     "Index changes made behind memcore's back (e.g. git notes fetched from a clone)",
     |memcore, _request: NoArguments| -> SyncReport { memcore.sync() }
+}
+
+operation! {
+    /// `transition`: [`Memcore::transition`].
+    Transition = "transition",
+    "Move a memory to another lifecycle status (active, resolved, archived, tombstone)",
+    |memcore, request: TransitionRequest| -> MemoryRecord {
+        memcore.transition(&request.reference, request.status).map(MemoryRecord::of)
+    }
+}
+
+operation! {
+    /// `lifecycle`: [`Memcore::process_lifecycle`].
+    Lifecycle = "lifecycle",
+    "Archive, tombstone and delete memories by age and relevance (dry_run to only plan)",
+    |memcore, request: LifecycleOptions| -> LifecycleReport {
+        memcore.process_lifecycle(&request)
+    }
+}
+
+operation! {
+    /// `keepit_list`: [`Memcore::keepit_markers`].
+    KeepitList = "keepit_list", "List the ##keepitX.XX## markers of a memory or a text",
+    |memcore, request: KeepitSource| -> KeepitMarkers {
+        Ok(KeepitMarkers { markers: memcore.keepit_markers(&request)? })
+    }
+}
+
+operation! {
+    /// `keepit_set`: [`Memcore::set_keepit_weight`].
+    KeepitSet = "keepit_set", "Change the weight of one keepit marker of a memory, in place",
+    |memcore, request: KeepitSetRequest| -> MemoryRecord {
+        memcore
+            .set_keepit_weight(&request.reference, request.index, request.weight)
+            .map(MemoryRecord::of)
+    }
+}
+
+operation! {
+    /// `keepit_preview`: [`Memcore::keepit_preview`].
+    KeepitPreviewOp = "keepit_preview",
+    "Show which keepit markers survive a compression at each session distance",
+    |memcore, request: KeepitPreviewRequest| -> KeepitPreview { memcore.keepit_preview(&request) }
 }

@@ -159,6 +159,7 @@ impl MemcoreBuilder {
                 (open_backend(&location)?, location)
             }
         };
+        location.config.validate()?;
         let embedding = &location.config.embedding;
         let embedder = match self.embedder {
             Some(embedder) => EmbedderChoice::Given(embedder),

@@ -11,8 +11,12 @@ impl Memcore {
     /// say so in [`SearchResults::warnings`]. Index work the search had to do first (see
     /// [`crate::Maintenance`]) is listed in [`SearchResults::maintenance`].
     pub fn search(&self, query: &Query) -> Result<SearchResults> {
-        let context =
-            SearchContext { indexed: &self.indexed, cache: &self.query_cache, now: self.now() };
+        let context = SearchContext {
+            indexed: &self.indexed,
+            cache: &self.query_cache,
+            now: self.now(),
+            decay: &self.config().decay,
+        };
         engine::search(&context, query)
     }
 }

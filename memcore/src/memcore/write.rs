@@ -42,8 +42,16 @@ impl Memcore {
     }
 
     /// Changes the memory `reference` names; see [`MemoryUpdate`].
+    ///
+    /// A change of status goes through the decay engine, as [`Memcore::transition`] does:
+    /// archiving compresses the content (with `lifecycle.compress_archived`), restoring brings
+    /// the original back.
     pub fn update(&self, reference: impl IntoMemoryRef, change: MemoryUpdate) -> Result<Memory> {
-        self.indexed.update(&reference.into_memory_ref()?, &change, self.now())
+        let reference = reference.into_memory_ref()?;
+        if change.status.is_some() {
+            return self.change_status(&reference, &change, self.now());
+        }
+        self.indexed.update(&reference, &change, self.now())
     }
 
     /// Moves the memory `reference` names to the trash.

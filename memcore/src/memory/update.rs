@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Limits, Memory, Metadata, Status, Timestamp, clean_list, non_blank, option_setters};
-use crate::Result;
+use crate::{Error, Result};
 
 /// A change to an existing memory. Fields left unset keep their value.
 ///
@@ -54,6 +54,9 @@ pub struct MemoryUpdate {
     pub importance: Option<f64>,
     /// Extra keys merged into the metadata; a `null` value removes the key.
     pub metadata: Metadata,
+    /// Apply only if the memory is still at this version, else a conflict (optimistic
+    /// concurrency: read, decide, write back without losing another writer's change).
+    pub expected_version: Option<u64>,
 }
 
 impl MemoryUpdate {
@@ -83,6 +86,8 @@ impl MemoryUpdate {
         priority: String,
         /// Replaces the importance.
         importance: f64,
+        /// Applies only to this version of the memory.
+        expected_version: u64,
     }
 
     /// Replaces (or, with [`merge_tags`](Self::merge_tags), extends) the tags.
@@ -120,6 +125,18 @@ impl MemoryUpdate {
     /// The memory after this update, validated: `version + 1`, `updated_at = now`.
     /// `memory` itself is not changed, so a failed update leaves nothing half-applied.
     pub fn apply(&self, memory: &Memory, limits: &Limits, now: Timestamp) -> Result<Memory> {
+        if let Some(expected) = self.expected_version
+            && expected != memory.version
+        {
+            return Err(Error::conflict(
+                format!(
+                    "memory {} is at version {}, not {expected}: it changed meanwhile",
+                    memory.reference(),
+                    memory.version
+                ),
+                "read it again and apply your change to the current version",
+            ));
+        }
         let mut next = memory.clone();
         if let Some(content) = &self.content {
             limits.check_content(content)?;

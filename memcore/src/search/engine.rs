@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
-use super::fusion::{recency_factor, rrf, temporal_decay};
+use super::fusion::rrf;
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
+use crate::decay::{DecayConfig, recency_factor};
 use crate::index::{DocFilter, Unavailable};
 use crate::indexed::{IndexedStore, Maintenance};
 use crate::{Collection, Error, MemoryRef, Result, Timestamp};
@@ -26,6 +27,8 @@ pub(crate) struct SearchContext<'a> {
     pub(crate) cache: &'a QueryCache,
     /// The current time, for the recency boost.
     pub(crate) now: Timestamp,
+    /// The store's decay settings, for the recency boost.
+    pub(crate) decay: &'a DecayConfig,
 }
 
 /// Runs `query`.
@@ -106,13 +109,24 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
         if !query.filters.iter().all(|f| f.matches(&memory)) {
             continue;
         }
-        let decay = temporal_decay(memory.updated_at, ctx.now, query.recency.half_life_days);
-        parts.recency = recency_factor(decay, query.recency.weight);
+        parts.recency = recency_factor(relevance(ctx, query, &memory), query.recency.weight);
         hits.push(Hit { memory: memory.summary_view(), score: parts.base * parts.recency, parts });
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
     Ok(SearchResults { hits, mode, warnings, maintenance })
+}
+
+/// The relevance `query`'s recency boost gives `memory`: the decay engine's, with the
+/// query's half-life and, unless `by_type` is off, the per-type rates.
+fn relevance(ctx: &SearchContext<'_>, query: &Query, memory: &crate::Memory) -> f64 {
+    let recency = &query.recency;
+    if recency.weight == 0.0 {
+        return 1.0;
+    }
+    let half_life = recency.half_life_days.unwrap_or(ctx.decay.half_life_days);
+    let kind = if recency.by_type { memory.kind.as_deref() } else { None };
+    ctx.decay.relevance_of(kind, memory.updated_at, ctx.now, half_life)
 }
 
 /// The vector hits of a search, and the catch-up the vector index needed first, if any.

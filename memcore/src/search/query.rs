@@ -58,20 +58,24 @@ impl FromStr for SearchMode {
     }
 }
 
-/// The recency boost: scores are multiplied by `(1 - weight) + weight * 0.5^(age / half_life)`
-/// where age is the time since the memory was last updated (seeds 001 and 002).
+/// The recency boost: scores are multiplied by `(1 - weight) + weight * relevance`, where
+/// relevance is the decay engine's ([`crate::decay::DecayConfig`]): `0.5^(age / half_life)`
+/// since the memory's last change, or its type's `max(floor, rate^days)` (seeds 001, 002).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Recency {
-    /// Days after which the freshness factor halves.
-    pub half_life_days: f64,
-    /// How much freshness counts, 0.0 (not at all) to 1.0 (fully).
+    /// Days after which relevance halves; the store's `decay.half_life_days` when unset.
+    pub half_life_days: Option<f64>,
+    /// How much freshness counts, 0.0 (not at all, the default) to 1.0 (fully).
     pub weight: f64,
+    /// Use the per-type rates and floors of the store's `decay.types` (default true); false
+    /// applies the half-life to every memory.
+    pub by_type: bool,
 }
 
 impl Default for Recency {
     fn default() -> Self {
-        Self { half_life_days: 30.0, weight: 0.0 }
+        Self { half_life_days: None, weight: 0.0, by_type: true }
     }
 }
 
@@ -243,9 +247,10 @@ impl Query {
         self
     }
 
-    /// Boosts recent memories: half-life in days and weight 0.0 to 1.0.
+    /// Boosts recent memories: half-life in days and weight 0.0 to 1.0 (memories of a type
+    /// with its own decay rate keep it; see [`Recency::by_type`]).
     pub fn recency(mut self, half_life_days: f64, weight: f64) -> Self {
-        self.recency = Recency { half_life_days, weight };
+        self.recency = Recency { half_life_days: Some(half_life_days), weight, ..self.recency };
         self
     }
 
@@ -263,12 +268,14 @@ impl Query {
                 format!("ask for between 1 and {MAX_LIMIT} hits; page with list for more"),
             ));
         }
-        let Recency { half_life_days, weight } = self.recency;
-        let valid_half_life = half_life_days.is_finite() && half_life_days > 0.0;
-        if !valid_half_life || !(0.0..=1.0).contains(&weight) {
+        let Recency { half_life_days, weight, .. } = self.recency;
+        if let Some(days) = half_life_days {
+            crate::decay::check_half_life(days)?;
+        }
+        if !(0.0..=1.0).contains(&weight) {
             return Err(Error::validation(
-                format!("invalid recency boost: half-life {half_life_days} days, weight {weight}"),
-                "give a positive half-life in days and a weight from 0.0 to 1.0",
+                format!("invalid recency weight {weight}"),
+                "give a weight from 0.0 (no boost) to 1.0 (scores proportional to freshness)",
             ));
         }
         if let Some(min) = self.min_similarity
