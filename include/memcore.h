@@ -183,10 +183,12 @@
  * any of `content`, `title`, `summary`, `type`, `status`, `category`, `context`, `project`,
  * `priority` (strings), `tags`, `related_to` (arrays of strings), `merge_tags` (boolean: add
  * `tags` to the existing ones instead of replacing them), `importance` (number) and
- * `metadata` (object: keys are merged, a `null` value removes a key). Absent or `null` fields
- * keep their value; an empty string clears an optional text field. Status changes follow the
- * lifecycle (`active` to `resolved`, `archived` or `tombstone`; `resolved` to `archived` or
- * `tombstone`; `archived` to `tombstone` or `active`; `tombstone` to `active`).
+ * `metadata` (object: keys are merged, a `null` value removes a key) and `expected_version`
+ * (number: apply only if the memory is still at that version, else `MEMCORE_STATUS_CONFLICT`).
+ * Absent or `null` fields keep their value; an empty string clears an optional text field.
+ * Status changes follow the lifecycle (`active` to `resolved`, `archived` or `tombstone`;
+ * `resolved` to `archived` or `tombstone`; `archived` to `tombstone` or `active`; `tombstone`
+ * to `active`); archiving compresses long content and going back to `active` restores it.
  *
  * **List options** (input of `memcore_list`, or NULL for everything; the `list` operation's
  * request): `collection` (string), `filters` (all must match: one `key=value` string, an array
@@ -198,7 +200,21 @@
  * `tags_all`, `types` (arrays of strings), `statuses` (default `["active", "resolved"]`),
  * `created_after`, `created_before`, `updated_after`, `updated_before` (RFC 3339), `filters`
  * (as for list options), `min_similarity` (number) and `recency` (`{"half_life_days": 30,
- * "weight": 0.2}`).
+ * "weight": 0.2, "by_type": true}`; the half-life defaults to the store's `decay` setting, and
+ * memory types with their own decay rate keep it unless `by_type` is false).
+ *
+ * **The decay engine** (through `memcore_call`; `memcore_operations()` has the schemas):
+ *
+ * | operation | request | result |
+ * |---|---|---|
+ * | `transition` | `{"ref": "...", "status": "resolved"}` | the memory record |
+ * | `lifecycle` | `{"dry_run": true, "now": "2027-01-01T00:00:00Z", "collections": [...], "archive_after_days": 90, "min_relevance": 0.1, "tombstone_after_days": 180, "delete_after_days": 365, "compress": true}` (all optional) | `{"dry_run", "now", "stats": {"scanned", "archived", "tombstoned", "deleted", "skipped", "failed"}, "steps": [{"ref", "action", "from", "to", "reason", "age_days", "relevance", "version"}], "errors": [error, ...]}` |
+ * | `keepit_list` | `{"ref": "..."}` or `{"text": "..."}` | `{"markers": [{"index", "weight", "level", "content", "start", "end", "start_char", "end_char"}]}` |
+ * | `keepit_set` | `{"ref": "...", "index": 0, "weight": 0.8}` | the memory record |
+ * | `keepit_preview` | `{"ref"` or `"text", "ratio": 30, "aggressiveness": "aggressive", "max_distance": 10}` | `{"ratio", "aggressiveness", "max_distance", "thresholds": [{"distance", "threshold", "surviving"}], "markers": [marker + "survives": [bool, ...], "survives_through"]}` |
+ *
+ * A dry run's `steps` are exactly what a real run at the same `now` does; each step of a real
+ * run is a durable write of its own, so an interrupted run is finished by running it again.
  */
 
 #ifndef MEMCORE_H

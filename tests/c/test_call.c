@@ -54,7 +54,8 @@ TEST(operations_lists_every_operation_with_schemas) {
   CHECK_OK(memcore_operations(&json));
   const char *names[] = {"put", "get", "update", "delete", "restore", "search", "list",
                          "collections", "versions", "diff", "hydrate", "stats", "verify",
-                         "repair", "reindex", "sync"};
+                         "repair", "reindex", "sync", "transition", "lifecycle", "keepit_list",
+                         "keepit_set", "keepit_preview"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"name\":\"%s\"", names[i]);
