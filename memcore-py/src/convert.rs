@@ -96,7 +96,7 @@ pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> 
             invalid(
                 py,
                 format!("{what} is {f}, which cannot be stored"),
-                "use a finite number, or a string such as 'inf'",
+                "use a finite number (metadata can keep NaN or infinity as text, e.g. 'inf')",
             )
         });
     }
