@@ -109,6 +109,34 @@ fn reference(py: Python<'_>, id: &str, collection: Option<&str>) -> PyResult<Val
     Ok(Value::String(reference.to_string()))
 }
 
+/// The source fields of a keepit request (`ref` or `text`) from a method's `id`,
+/// `collection` and `text` arguments; the core checks that exactly one is given.
+fn keepit_source(
+    py: Python<'_>,
+    id: Option<&str>,
+    collection: Option<&str>,
+    text: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Map<String, Value>> {
+    let mut request = Map::new();
+    match (id, collection) {
+        (Some(id), collection) => {
+            request.insert("ref".into(), reference(py, id, collection)?);
+        }
+        (None, Some(_)) => {
+            return Err(invalid(
+                py,
+                "a collection was given without the id of a memory in it",
+                "pass the memory's id too (or `collection/id` as the id)",
+            ));
+        }
+        (None, None) => {}
+    }
+    if let Some(text) = text.filter(|t| !t.is_none()) {
+        request.insert("text".into(), py_to_json(text, "text", 1)?);
+    }
+    Ok(request)
+}
+
 /// The `mode` of a put: `create_only` or the default upsert.
 fn put_mode(create_only: bool) -> &'static str {
     if create_only { "create_only" } else { "upsert" }
@@ -306,7 +334,9 @@ impl PyMemcore {
     /// change's fields: those left out (or `None`) keep their value, an empty string clears
     /// an optional text field; `tags` replaces the tags, or with `merge_tags=True` adds to
     /// them; `metadata` keys are merged, a `None` value removes the key. A status change must
-    /// follow the lifecycle.
+    /// follow the lifecycle (as `transition`). `expected_version=n` applies the change only
+    /// if the memory is still at version `n`, else raises `ConflictError` (read, decide, write
+    /// back without losing another writer's change).
     #[pyo3(signature = (id, *, collection=None, **change))]
     fn update(
         &self,
@@ -317,6 +347,25 @@ impl PyMemcore {
     ) -> PyResult<Py<PyAny>> {
         let fields = json!({"change": kwargs_json(change)?});
         self.call_on(py, "update", (id, collection), fields, "Memory")
+    }
+
+    /// Moves a memory to another lifecycle `status` and returns it as stored (version + 1).
+    /// The allowed moves: active to resolved, archived or tombstone; resolved to archived or
+    /// tombstone; archived to active or tombstone; tombstone to active. Another move raises
+    /// `ValidationError` whose `recovery` names the allowed targets. Archiving compresses
+    /// long content into a short stub (its summary, else its start) that search still finds
+    /// with `statuses=["archived"]`, keeping the original losslessly in the memory's
+    /// metadata; moving back to `"active"` gives the original content back exactly.
+    #[pyo3(signature = (id, status, *, collection=None))]
+    fn transition(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        status: &Bound<'_, PyAny>,
+        collection: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields = json!({"status": py_to_json(status, "status", 1)?});
+        self.call_on(py, "transition", (id, collection), fields, "Memory")
     }
 
     /// Moves a memory to the trash; `restore` brings it back.
@@ -411,8 +460,12 @@ impl PyMemcore {
     /// (`"hybrid"`, `"semantic"` or `"text"`), `limit`, `collections`, `tags_any`,
     /// `tags_all`, `types`, `statuses`, `created_after`, `created_before`,
     /// `updated_after`, `updated_before` (aware datetimes or ISO 8601 text), `filters`,
-    /// `min_similarity` and `recency` (`{"half_life_days": 30, "weight": 0.2}`). Without the
-    /// embedding model, semantic and hybrid fall back to full text and say so in `warnings`.
+    /// `min_similarity` and `recency` (`{"weight": 0.2}` multiplies each score by
+    /// `0.8 + 0.2 * relevance`; relevance decays by the store's `decay:` config, or with
+    /// `"half_life_days": 30`, and `"by_type": False` applies the half-life to every type).
+    /// Archived and tombstoned memories are found only with `statuses` naming them. Without
+    /// the embedding model, semantic and hybrid fall back to full text and say so in
+    /// `warnings`.
     #[pyo3(signature = (text, **query))]
     fn search(
         &self,
@@ -463,6 +516,103 @@ impl PyMemcore {
     /// open), else a full `repair`.
     fn sync(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.call_record(py, "sync", json!({}), "SyncReport")
+    }
+
+    /// Runs the automatic lifecycle and returns a `LifecycleReport` of what it did: archives
+    /// active and resolved memories unchanged for `archive_after_days` or less relevant than
+    /// `min_relevance` (never pinned ones: importance 1.0 or a `##keepit1.00##` marker),
+    /// tombstones memories archived for `tombstone_after_days`, and moves tombstones older
+    /// than `delete_after_days` to the trash. Keyword arguments: `dry_run` (only plan,
+    /// change nothing; the plan equals the steps a real run takes), `now` (the time ages are
+    /// judged at, an aware `datetime` or ISO 8601 text; the clock by default),
+    /// `collections` (all by default), the thresholds above (the store's `lifecycle:`
+    /// config by default) and `compress` (compress archived content; default on). Each step
+    /// is a write of its own, so running again finishes an interrupted run; memories that
+    /// could not be read or changed are listed in `errors`.
+    #[pyo3(signature = (**options))]
+    fn process_lifecycle(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "lifecycle", request(options, json!({}))?, "LifecycleReport")
+    }
+
+    /// The `##keepitX.XX##` markers of the memory `id`, or of `text` (give exactly one), in
+    /// text order. A marker covers the text from its tag to the next tag or the end; its
+    /// `start_char` and `end_char` index the Python str (`content[m.start_char:m.end_char]`),
+    /// `start` and `end` its UTF-8 bytes. Tags inside markdown code are not markers; a
+    /// malformed tag outside code (`##keepit.5##`) raises `ValidationError` naming it.
+    #[pyo3(signature = (id=None, *, collection=None, text=None))]
+    fn keepit_list(
+        &self,
+        py: Python<'_>,
+        id: Option<&str>,
+        collection: Option<&str>,
+        text: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let request = keepit_source(py, id, collection, text)?;
+        self.call_records(
+            py,
+            "keepit_list",
+            Value::Object(request),
+            Some("markers"),
+            "KeepitMarker",
+        )
+    }
+
+    /// Sets the weight of marker `index` (from 0, as `keepit_list` numbers them) of the
+    /// memory `id` in place and returns the memory as stored (version + 1): its content
+    /// differs only in that weight. The weight is clamped to 0.00..1.00 and rounded to two
+    /// decimals; 1.00 pins the memory (the lifecycle never archives it).
+    #[pyo3(signature = (id, index, weight, *, collection=None))]
+    fn keepit_set(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        index: &Bound<'_, PyAny>,
+        weight: &Bound<'_, PyAny>,
+        collection: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields = json!({
+            "index": py_to_json(index, "index", 1)?,
+            "weight": py_to_json(weight, "weight", 1)?,
+        });
+        self.call_on(py, "keepit_set", (id, collection), fields, "Memory")
+    }
+
+    /// Which keepit markers of the memory `id`, or of `text` (give exactly one), survive a
+    /// compression at `ratio`:1 (30 for 30:1, at least 1) of a session 1 to `max_distance`
+    /// (1 to 1000) sessions ago: a marker survives when its weight reaches
+    /// `base + ratio / 100 * distance / max_distance`, where the base is 0.1, 0.3 or 0.5 for
+    /// `aggressiveness` `"light"`, `"moderate"` or `"aggressive"` (by default the ratio's:
+    /// below 6 light, below 16 moderate); a pinned marker (1.00) always survives.
+    #[pyo3(
+        signature = (
+            id=None, *, ratio, collection=None, text=None, aggressiveness=None, max_distance=None
+        ),
+        text_signature = "($self, id=None, *, ratio, collection=None, text=None, \
+                          aggressiveness=None, max_distance=10)"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn keepit_preview(
+        &self,
+        py: Python<'_>,
+        id: Option<&str>,
+        ratio: &Bound<'_, PyAny>,
+        collection: Option<&str>,
+        text: Option<&Bound<'_, PyAny>>,
+        aggressiveness: Option<&Bound<'_, PyAny>>,
+        max_distance: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut request = keepit_source(py, id, collection, text)?;
+        request.insert("ratio".into(), py_to_json(ratio, "ratio", 1)?);
+        for (name, value) in [("aggressiveness", aggressiveness), ("max_distance", max_distance)] {
+            if let Some(value) = value.filter(|v| !v.is_none()) {
+                request.insert(name.into(), py_to_json(value, name, 1)?);
+            }
+        }
+        self.call_record(py, "keepit_preview", Value::Object(request), "KeepitPreview")
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

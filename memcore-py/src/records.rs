@@ -6,7 +6,8 @@
 //! `datetime`s, lists tuples, nested records record objects, reported errors exception
 //! objects, everything else the plain Python value. The classes get one read-only property
 //! per schema property, so a field added to a core record reaches Python with no binding code;
-//! the stubs (`_memcore.pyi`, checked by stubtest) say what they are. [`KINDS`] lists the
+//! the stubs (`_memcore.pyi`, checked by stubtest) say what they are. A field whose name is a
+//! Python keyword gets a trailing underscore (`LifecycleStep.from_`). [`KINDS`] lists the
 //! classes: a name, the core type, how `repr` shows it and, for results that are sequences
 //! (`SearchResults`, `Listing`), which field holds the items.
 
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
+use memcore::decay;
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -116,6 +118,37 @@ pub(crate) const KINDS: &[Kind] = &[
         None,
     ),
     kind::<memcore::Stats>("Stats", &["memories", "collections", "statuses", "unreadable"], None),
+    kind::<decay::LifecycleStats>(
+        "LifecycleStats",
+        &["scanned", "archived", "tombstoned", "deleted", "skipped", "failed"],
+        None,
+    ),
+    kind::<decay::LifecycleStep>("LifecycleStep", &["ref", "action", "from", "to"], None),
+    kind::<decay::LifecycleReport>(
+        "LifecycleReport",
+        &["dry_run", "stats.archived", "stats.tombstoned", "stats.deleted", "#steps", "#errors"],
+        None,
+    ),
+    kind::<decay::KeepitMarker>(
+        "KeepitMarker",
+        &["index", "weight", "level", "start_char", "end_char"],
+        None,
+    ),
+    kind::<decay::MarkerPreview>(
+        "MarkerPreview",
+        &["index", "weight", "level", "survives_through"],
+        None,
+    ),
+    kind::<decay::DistanceThreshold>(
+        "DistanceThreshold",
+        &["distance", "threshold", "surviving"],
+        None,
+    ),
+    kind::<decay::KeepitPreview>(
+        "KeepitPreview",
+        &["ratio", "aggressiveness", "max_distance", "#markers"],
+        None,
+    ),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the
@@ -142,6 +175,7 @@ fn made(py: Python<'_>) -> PyResult<&'static Vec<Made>> {
         let names: Vec<String> = KINDS.iter().map(|kind| (kind.schema_name)()).collect();
         let builtins = py.import("builtins")?;
         let (type_, property) = (builtins.getattr("type")?, builtins.getattr("property")?);
+        let is_keyword = py.import("keyword")?.getattr("iskeyword")?;
         let mut all = Vec::with_capacity(KINDS.len());
         for (index, kind) in KINDS.iter().enumerate() {
             let schema = (kind.schema)();
@@ -157,7 +191,15 @@ fn made(py: Python<'_>) -> PyResult<&'static Vec<Made>> {
                 fields.push((name.clone(), shape(&field, &defs, &names)));
                 let getter = field_getter(py, index, fields.len() - 1)?;
                 let doc = field.get("description").and_then(Value::as_str).unwrap_or("");
-                namespace.set_item(&name, property.call1((getter, py.None(), py.None(), doc))?)?;
+                // A field named like a Python keyword (`from`) is read as `from_` (PEP 8);
+                // `to_dict()` and `repr` keep the field's own name.
+                let attribute = if is_keyword.call1((&name,))?.is_truthy()? {
+                    format!("{name}_")
+                } else {
+                    name
+                };
+                namespace
+                    .set_item(attribute, property.call1((getter, py.None(), py.None(), doc))?)?;
             }
             let base = match (kind.items, kind.name) {
                 (Some(_), _) => py.get_type::<PySequenceRecord>(),

@@ -14,7 +14,8 @@ from conftest import write_file
 #: The operations every method of `Memcore` stands on.
 METHODS = {
     "put", "get", "update", "delete", "restore", "search", "list", "collections", "versions",
-    "diff", "hydrate", "stats", "verify", "repair", "reindex", "sync",
+    "diff", "hydrate", "stats", "verify", "repair", "reindex", "sync", "transition", "lifecycle",
+    "keepit_list", "keepit_set", "keepit_preview",
 }
 
 

@@ -54,6 +54,17 @@ def _put(store: memcore.Memcore, request: dict[str, Any]) -> Any:
     return {"memories": store.put_many(memories, create_only=create_only, commit=commit)}
 
 
+def _keepit(method: Callable[..., Any]) -> Callable[[memcore.Memcore, dict[str, Any]], Any]:
+    """A runner for the keepit methods: the optional memory first, the other fields as
+    keyword arguments."""
+
+    def run(store: memcore.Memcore, request: dict[str, Any]) -> Any:
+        fields = dict(request)
+        return method(store, fields.pop("ref", None), **fields)
+
+    return run
+
+
 def _restore(store: memcore.Memcore, request: dict[str, Any]) -> Any:
     if "version" in request:
         return store.restore_version(request["ref"], request["version"])
@@ -78,6 +89,11 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "repair": lambda s, r: s.repair(),
     "reindex": lambda s, r: s.reindex(),
     "sync": lambda s, r: s.sync(),
+    "transition": lambda s, r: s.transition(r["ref"], r["status"]),
+    "lifecycle": lambda s, r: s.process_lifecycle(**r),
+    "keepit_list": lambda s, r: {"markers": _keepit(memcore.Memcore.keepit_list)(s, r)},
+    "keepit_set": lambda s, r: s.keepit_set(r["ref"], r["index"], r["weight"]),
+    "keepit_preview": _keepit(memcore.Memcore.keepit_preview),
 }
 
 

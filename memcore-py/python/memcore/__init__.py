@@ -26,6 +26,12 @@ its request record; ``store.call(name, ...)`` runs any operation by name, and
 ``memcore.operations()`` lists them with their JSON Schemas. Results are immutable records
 whose ``to_dict()`` gives every field.
 
+``transition`` moves a memory through its lifecycle (active, resolved, archived, tombstone;
+archiving compresses long content and moving back restores it exactly);
+``process_lifecycle`` archives, tombstones and deletes memories by age and relevance
+(``dry_run=True`` only plans); ``keepit_list``, ``keepit_set`` and ``keepit_preview`` read,
+change and preview the ``##keepitX.XX##`` markers that say what must survive compression.
+
 ``search`` is hybrid by default (full-text and semantic, fused by rank); without the embedding
 model it falls back to full text and says so in ``results.warnings``.
 
@@ -40,13 +46,20 @@ from ._memcore import (
     CommitInfo,
     ConflictError,
     CorruptedError,
+    DistanceThreshold,
     EmbeddingError,
     Hit,
     Hydrated,
     IndexCheck,
     IndexRebuild,
     IndexRepair,
+    KeepitMarker,
+    KeepitPreview,
+    LifecycleReport,
+    LifecycleStats,
+    LifecycleStep,
     Listing,
+    MarkerPreview,
     Memcore,
     MemcoreError,
     MemcoreIndexError,
@@ -80,13 +93,20 @@ __all__ = [
     "CommitInfo",
     "ConflictError",
     "CorruptedError",
+    "DistanceThreshold",
     "EmbeddingError",
     "Hit",
     "Hydrated",
     "IndexCheck",
     "IndexRebuild",
     "IndexRepair",
+    "KeepitMarker",
+    "KeepitPreview",
+    "LifecycleReport",
+    "LifecycleStats",
+    "LifecycleStep",
     "Listing",
+    "MarkerPreview",
     "Memcore",
     "MemcoreError",
     "MemcoreIndexError",

@@ -16,6 +16,9 @@ _Scope = Literal["auto", "local", "global"]
 _Mode = Literal["hybrid", "semantic", "text"]
 _Backend = Literal["file", "git-notes"]
 _Level = Literal["summary", "full", "files"]
+_LifecycleAction = Literal["archive", "tombstone", "delete"]
+_KeepitLevel = Literal["pinned", "critical", "important", "notable", "minor", "hint"]
+_Aggressiveness = Literal["light", "moderate", "aggressive"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
 _Time = datetime | str
@@ -57,6 +60,13 @@ __all__ = [
     "CommitInfo",
     "ChangedFile",
     "Stats",
+    "LifecycleReport",
+    "LifecycleStats",
+    "LifecycleStep",
+    "KeepitMarker",
+    "KeepitPreview",
+    "MarkerPreview",
+    "DistanceThreshold",
     "Memcore",
     "open",
     "operations",
@@ -438,6 +448,155 @@ class Stats(Record):
     def unreadable(self) -> int: ...
 
 @final
+class LifecycleStats(Record):
+    """The counts of a lifecycle run."""
+
+    @property
+    def scanned(self) -> int:
+        """Memories looked at."""
+    @property
+    def archived(self) -> int:
+        """Archived (or, in a dry run, to be)."""
+    @property
+    def tombstoned(self) -> int:
+        """Tombstoned (or to be)."""
+    @property
+    def deleted(self) -> int:
+        """Deleted: moved to the trash (or to be)."""
+    @property
+    def skipped(self) -> int:
+        """Left as they were (including pinned memories and ones changed during the run)."""
+    @property
+    def failed(self) -> int:
+        """Memories that could not be read or changed (see `LifecycleReport.errors`)."""
+
+@final
+class LifecycleStep(Record):
+    """One step of a lifecycle run: a memory, where it goes and why. The status it comes
+    from is `from_` (`"from"` in `to_dict()`)."""
+
+    @property
+    def ref(self) -> str:
+        """The memory, `collection/id`."""
+    @property
+    def action(self) -> _LifecycleAction: ...
+    @property
+    def from_(self) -> _Status:
+        """Its status before the step."""
+    @property
+    def to(self) -> _Status | None:
+        """Its status after the step; `None` when deleted."""
+    @property
+    def reason(self) -> str:
+        """Why, in words: which threshold it passed."""
+    @property
+    def age_days(self) -> float:
+        """Days since its last change."""
+    @property
+    def relevance(self) -> float:
+        """Its relevance by the store's decay settings, 0.0 to 1.0."""
+    @property
+    def version(self) -> int:
+        """The version the decision was made on; a real run skips a memory changed since."""
+
+@final
+class LifecycleReport(Record):
+    """What `Memcore.process_lifecycle` did, or in a dry run would do."""
+
+    @property
+    def dry_run(self) -> bool:
+        """Whether this was a dry run (nothing changed)."""
+    @property
+    def now(self) -> datetime:
+        """The time ages were judged at."""
+    @property
+    def stats(self) -> LifecycleStats: ...
+    @property
+    def steps(self) -> tuple[LifecycleStep, ...]:
+        """Each memory that changed (or would), in store order."""
+    @property
+    def errors(self) -> tuple[MemcoreError, ...]:
+        """One error per memory that could not be read or changed; the run went on."""
+
+@type_check_only
+class _KeepitMarkerFields(Record):
+    """The fields of a keepit marker, also those of its preview."""
+
+    @property
+    def index(self) -> int:
+        """Its place among the text's markers, from 0 (what `Memcore.keepit_set` takes)."""
+    @property
+    def weight(self) -> float:
+        """0.00 to 1.00; 1.00 pins the text."""
+    @property
+    def level(self) -> _KeepitLevel | None:
+        """The strongest named level the weight reaches (`None` below 0.10)."""
+    @property
+    def content(self) -> str:
+        """The marked text, trimmed: from after the tag to the next marker or the end."""
+    @property
+    def start(self) -> int:
+        """Where the tag starts, in UTF-8 bytes."""
+    @property
+    def end(self) -> int:
+        """Where the marked text ends (the next tag or the end), in UTF-8 bytes."""
+    @property
+    def start_char(self) -> int:
+        """Where the tag starts, as an index into the Python str."""
+    @property
+    def end_char(self) -> int:
+        """Where the marked text ends, as an index into the Python str."""
+
+@final
+class KeepitMarker(_KeepitMarkerFields):
+    """A `##keepitX.XX##` marker: how long the text after it should survive compression."""
+
+@final
+class MarkerPreview(_KeepitMarkerFields):
+    """A marker in a `KeepitPreview`, with the session distances it survives at."""
+
+    @property
+    def survives(self) -> tuple[bool, ...]:
+        """Whether it survives at distance 1, 2, ... `max_distance` (index 0 is distance 1)."""
+    @property
+    def survives_through(self) -> int:
+        """The farthest distance it survives at (0: not even one session back)."""
+
+@final
+class DistanceThreshold(Record):
+    """The weight a marker needs to survive at one session distance."""
+
+    @property
+    def distance(self) -> int:
+        """Sessions ago, from 1."""
+    @property
+    def threshold(self) -> float:
+        """The weight needed to survive."""
+    @property
+    def surviving(self) -> int:
+        """How many of the markers survive."""
+
+@final
+class KeepitPreview(Record):
+    """Which keepit markers survive a compression, at each session distance."""
+
+    @property
+    def ratio(self) -> float:
+        """The compression ratio (30 for 30:1)."""
+    @property
+    def aggressiveness(self) -> _Aggressiveness:
+        """The aggressiveness used: given, or the ratio's level."""
+    @property
+    def max_distance(self) -> int:
+        """The farthest distance previewed."""
+    @property
+    def thresholds(self) -> tuple[DistanceThreshold, ...]:
+        """The threshold at each distance, 1 to `max_distance`."""
+    @property
+    def markers(self) -> tuple[MarkerPreview, ...]:
+        """The markers, in text order."""
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -518,8 +677,13 @@ class Memcore:
         priority: str | None = None,
         importance: float | None = None,
         metadata: Mapping[str, Any] | None = None,
+        expected_version: int | None = None,
     ) -> Memory:
-        """Changes a memory; `None` keeps a field, `""` clears it, `None` in metadata removes a key."""
+        """Changes a memory; `None` keeps a field, `""` clears it, `None` in metadata removes a key.
+        With `expected_version`, a `ConflictError` if the memory is no longer at that version."""
+    def transition(self, id: str, status: _Status, *, collection: str | None = None) -> Memory:
+        """Moves a memory to another lifecycle status; an invalid move is a ValidationError
+        whose `recovery` names the allowed ones. Archiving compresses long content, losslessly."""
     def delete(self, id: str, *, collection: str | None = None) -> TrashEntry:
         """Moves a memory to the trash."""
     def restore(self, id: str, *, collection: str | None = None) -> Memory:
@@ -568,7 +732,7 @@ class Memcore:
         updated_before: _Time | None = None,
         filters: _Filters | None = None,
         min_similarity: float | None = None,
-        recency: Mapping[str, float] | None = None,
+        recency: Mapping[str, float | bool | None] | None = None,
     ) -> SearchResults:
         """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
     def stats(self) -> Stats:
@@ -581,6 +745,39 @@ class Memcore:
         """Re-indexes what `verify` finds missing or stale, drops orphaned entries."""
     def sync(self) -> SyncReport:
         """Indexes changes made behind memcore's back (e.g. fetched git notes)."""
+    def process_lifecycle(
+        self,
+        *,
+        dry_run: bool = False,
+        now: _Time | None = None,
+        collections: Iterable[str] | None = None,
+        archive_after_days: float | None = None,
+        min_relevance: float | None = None,
+        tombstone_after_days: float | None = None,
+        delete_after_days: float | None = None,
+        compress: bool | None = None,
+    ) -> LifecycleReport:
+        """Archives, tombstones and deletes memories by age and relevance (`dry_run`: only plan)."""
+    def keepit_list(
+        self, id: str | None = None, *, collection: str | None = None, text: str | None = None
+    ) -> builtins.list[KeepitMarker]:
+        """The keepit markers of the memory `id` or of `text` (exactly one), in text order."""
+    def keepit_set(
+        self, id: str, index: int, weight: float, *, collection: str | None = None
+    ) -> Memory:
+        """Sets the weight of marker `index` of a memory in place (clamped, two decimals)."""
+    def keepit_preview(
+        self,
+        id: str | None = None,
+        *,
+        ratio: float,
+        collection: str | None = None,
+        text: str | None = None,
+        aggressiveness: _Aggressiveness | None = None,
+        max_distance: int = 10,
+    ) -> KeepitPreview:
+        """Which markers of the memory `id` or of `text` survive a compression at `ratio`:1,
+        at each session distance from 1 to `max_distance`."""
 
 def open(
     path: _StrPath | None = None,
