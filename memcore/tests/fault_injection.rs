@@ -206,3 +206,55 @@ fn every_fault_leaves_store_and_indexes_agreeing() {
         }
     }
 }
+
+/// A lifecycle run cut short by a failing write (refused, or landed with an error) reports
+/// the failure, leaves the store and indexes agreeing, and the next run finishes the job: at
+/// the end every memory is archived, once, with its original content kept to restore.
+#[test]
+fn an_interrupted_lifecycle_finishes_when_run_again() {
+    use memcore::Status;
+    use memcore::decay::LifecycleOptions;
+
+    let contents: Vec<String> = (0..5)
+        .map(|i| format!("note {i}: {}", "the cache is warmed at boot. ".repeat(20)))
+        .collect();
+    let later = memcore::now() + chrono::Duration::days(200);
+    // Write 1 is the batch put; the lifecycle's archiving writes are 2 to 6 (this store has
+    // no batched update, so the trait's default updates one memory at a time).
+    for fault in [Fault::Refuse, Fault::AfterWrite] {
+        for fail_at in 2..=6 {
+            let what = format!("{fault:?} at write {fail_at}");
+            let dir = tempfile::tempdir().expect("temp dir");
+            let inner = FileStore::open(dir.path(), &config()).expect("store");
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
+            let batch = contents
+                .iter()
+                .enumerate()
+                .map(|(i, c)| NewMemory::new(c.as_str()).id(format!("n{i}")));
+            memcore.put_many(batch.collect()).expect("put");
+
+            let first =
+                memcore.process_lifecycle(&LifecycleOptions::new().now(later)).expect(&what);
+            assert_eq!(first.errors.len(), 1, "{what}: one error for the failed write");
+            // A write that landed but reported an error leaves nothing failed.
+            assert!(first.stats.failed >= usize::from(fault == Fault::Refuse), "{what}");
+            assert_eq!(first.stats.archived + first.stats.failed, 5, "{what}");
+            assert!(memcore.verify().expect("verify").is_consistent(), "{what}");
+            let second =
+                memcore.process_lifecycle(&LifecycleOptions::new().now(later)).expect(&what);
+            assert_eq!(second.stats.failed, 0, "{what}");
+            let archived = first.stats.archived + second.stats.archived;
+            assert_eq!(archived, 5, "{what}: each memory archived once");
+            for (i, content) in contents.iter().enumerate() {
+                let memory = memcore.get(format!("n{i}").as_str()).expect("get");
+                assert_eq!(memory.status, Status::Archived, "{what}");
+                assert_eq!(memory.version, 2, "{what}: archived once");
+                let back =
+                    memcore.transition(format!("n{i}").as_str(), Status::Active).expect("restore");
+                assert_eq!(&back.content, content, "{what}");
+            }
+            assert!(memcore.verify().expect("verify").is_consistent(), "{what}");
+        }
+    }
+}

@@ -90,7 +90,9 @@ pub struct LifecycleOptions {
     /// Only plan: return what a real run would do, change nothing.
     pub dry_run: bool,
     /// The time to judge ages at; the handle's clock when unset (tests and previews pass a
-    /// future time instead of waiting).
+    /// future time instead of waiting). A real run also writes at this time: the memories
+    /// it changes get it as `updated_at`, so running again at the same time does nothing
+    /// more, and ages later count from it.
     pub now: Option<Timestamp>,
     /// Only these collections (all when empty).
     pub collections: Vec<String>,
@@ -223,7 +225,8 @@ pub struct LifecycleReport {
     pub stats: LifecycleStats,
     /// Each memory that changed (or would), in store order.
     pub steps: Vec<LifecycleStep>,
-    /// Memories that could not be read or changed; the run went on without them.
+    /// What went wrong: memories that could not be read, and failed writes (one error per
+    /// write; a batch of steps shares one). The run went on without them.
     #[serde(serialize_with = "serialize_infos")]
     #[schemars(with = "Vec<ErrorInfo>")]
     pub errors: Vec<Error>,

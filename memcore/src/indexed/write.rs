@@ -81,6 +81,17 @@ impl IndexedStore {
         self.write(&self.keys_of(reference), &[], |store| store.update(reference, change, now))
     }
 
+    /// Applies several changes in one store write (see [`MemoryStore::update_many`]: gone or
+    /// moved-on memories are skipped) and indexes what was stored.
+    pub(crate) fn update_many(
+        &self,
+        changes: &[(MemoryRef, MemoryUpdate)],
+        now: Timestamp,
+    ) -> Result<Vec<Memory>> {
+        let keys: Vec<MemoryRef> = changes.iter().map(|(reference, _)| reference.clone()).collect();
+        self.write(&keys, &[], |store| store.update_many(changes, now))
+    }
+
     /// Moves the memory `reference` names to the trash.
     pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
         self.write(&self.keys_of(reference), &[], |store| store.delete(reference, now))

@@ -16,12 +16,29 @@ use crate::{
 /// How often a status change is retried when another writer changed the memory meanwhile.
 const STATUS_ATTEMPTS: usize = 5;
 
+/// How many lifecycle steps share one store write.
+const LIFECYCLE_BATCH: usize = 512;
+
+/// What became of one planned lifecycle step.
+#[derive(Debug)]
+enum Outcome {
+    /// Carried out (or, in a dry run, planned).
+    Done(Box<LifecycleStep>),
+    /// Nothing left to do: gone, or changed since planned and no longer due.
+    Skipped,
+    /// It failed; the error is reported once per failed write.
+    Failed(Option<Error>),
+    /// Not a step: an error a store write reported although its steps landed.
+    Reported(Error),
+}
+
 impl Memcore {
     /// Moves the memory `reference` names to `status` (seed 002's transition table): a new
     /// version, reflected in the indexes at once. An invalid move is a validation error
     /// naming the allowed targets. Archiving compresses the content when
     /// `lifecycle.compress_archived` is on (the default) and that saves space; moving back to
-    /// active restores the original exactly.
+    /// active restores the original exactly. Moving to the status the memory has already is
+    /// no change (no new version).
     ///
     /// ```
     /// use memcore::{Memcore, NewMemory, Status};
@@ -53,6 +70,12 @@ impl Memcore {
         loop {
             attempt += 1;
             let memory = self.indexed.store().get(reference)?;
+            // Moving to the status a memory has already changes nothing: no new version.
+            if change.status == Some(memory.status)
+                && *change == MemoryUpdate::new().status(memory.status)
+            {
+                return Ok(Arc::unwrap_or_clone(memory));
+            }
             let effective = decay::with_status_effects(&memory, change, compress)?;
             match self.indexed.update(reference, &effective, now) {
                 Err(Error::Conflict { .. })
@@ -102,23 +125,26 @@ impl Memcore {
         let skipped = scanned - errors.len() - plan.len();
         let mut stats =
             LifecycleStats { scanned, skipped, failed: errors.len(), ..Default::default() };
-        let mut steps = Vec::with_capacity(plan.len());
-        for planned in plan {
-            let outcome = if options.dry_run {
-                Ok(Some(planned))
-            } else {
-                self.carry_out(planned, now, &thresholds)
-            };
+        let outcomes: Vec<Outcome> = if options.dry_run {
+            plan.into_iter().map(|step| Outcome::Done(Box::new(step))).collect()
+        } else {
+            plan.chunks(LIFECYCLE_BATCH)
+                .flat_map(|batch| self.carry_out_batch(batch, now, &thresholds))
+                .collect()
+        };
+        let mut steps = Vec::with_capacity(outcomes.len());
+        for outcome in outcomes {
             match outcome {
-                Ok(Some(step)) => {
+                Outcome::Done(step) => {
                     stats.count(step.action);
-                    steps.push(step);
+                    steps.push(*step);
                 }
-                Ok(None) => stats.skipped += 1,
-                Err(e) => {
+                Outcome::Skipped => stats.skipped += 1,
+                Outcome::Failed(error) => {
                     stats.failed += 1;
-                    errors.push(e);
+                    errors.extend(error);
                 }
+                Outcome::Reported(error) => errors.push(error),
             }
         }
         Ok(LifecycleReport { dry_run: options.dry_run, now, stats, steps, errors })
@@ -152,45 +178,100 @@ impl Memcore {
         Ok((steps, errors, scanned))
     }
 
-    /// Carries out one planned step if the memory is still as planned; else decides it again
-    /// on its current version. `None` when there is nothing left to do.
-    fn carry_out(
+    /// Carries out a batch of planned steps, in plan order: the status moves of memories
+    /// still as planned in one store write, deletions and memories changed since planning
+    /// one at a time.
+    fn carry_out_batch(
         &self,
-        planned: LifecycleStep,
+        batch: &[LifecycleStep],
         now: Timestamp,
         thresholds: &LifecycleConfig,
-    ) -> Result<Option<LifecycleStep>> {
-        let memory = match self.indexed.store().get(&planned.reference) {
-            Ok(memory) => memory,
-            Err(Error::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let step = if memory.version == planned.version {
-            planned
-        } else {
-            match decay::plan_step(&memory, now, &self.config().decay, thresholds) {
-                Some(step) => step,
-                None => return Ok(None),
-            }
-        };
-        match step.action {
-            LifecycleAction::Delete => {
-                self.indexed.delete(&step.reference, now)?;
-            }
-            LifecycleAction::Archive | LifecycleAction::Tombstone => {
-                let target = step.to.unwrap_or(Status::Tombstone);
-                let change = MemoryUpdate::new().status(target).expected_version(step.version);
-                let effective =
-                    decay::with_status_effects(&memory, &change, thresholds.compress_archived)?;
-                match self.indexed.update(&step.reference, &effective, now) {
-                    Ok(_) => {}
-                    // Changed between reading and writing: the next run decides it again.
-                    Err(Error::Conflict { .. }) => return Ok(None),
-                    Err(e) => return Err(e),
+    ) -> Vec<Outcome> {
+        let mut outcomes: Vec<Option<Outcome>> = batch.iter().map(|_| None).collect();
+        let mut moves: Vec<(usize, MemoryRef, MemoryUpdate)> = Vec::new();
+        for (at, step) in batch.iter().enumerate() {
+            let read = self.indexed.store().get(&step.reference);
+            match read {
+                Ok(memory)
+                    if memory.version == step.version && step.action != LifecycleAction::Delete =>
+                {
+                    let target = step.to.unwrap_or(Status::Tombstone);
+                    let change = MemoryUpdate::new().status(target);
+                    match decay::with_status_effects(&memory, &change, thresholds.compress_archived)
+                    {
+                        Ok(change) => moves.push((at, step.reference.clone(), change)),
+                        Err(e) => outcomes[at] = Some(Outcome::Failed(Some(e))),
+                    }
                 }
+                Ok(memory) => outcomes[at] = Some(self.carry_out(step, &memory, now, thresholds)),
+                Err(Error::NotFound { .. }) => outcomes[at] = Some(Outcome::Skipped),
+                Err(e) => outcomes[at] = Some(Outcome::Failed(Some(e))),
             }
         }
-        Ok(Some(step))
+        let changes: Vec<(MemoryRef, MemoryUpdate)> = moves
+            .iter()
+            .map(|(_, reference, change)| (reference.clone(), change.clone()))
+            .collect();
+        let (written, mut error) = match self.indexed.update_many(&changes, now) {
+            Ok(stored) => (Some(stored), None),
+            Err(e) => (None, Some(e)),
+        };
+        for (at, reference, change) in moves {
+            let step = &batch[at];
+            // After a failed batch, what the store holds says which moves landed.
+            let landed = match &written {
+                Some(stored) => stored.iter().any(|m| m.reference() == reference),
+                None => self
+                    .indexed
+                    .store()
+                    .get(&reference)
+                    .is_ok_and(|m| m.version > step.version && Some(m.status) == change.status),
+            };
+            outcomes[at] = Some(match (landed, &written) {
+                (true, _) => Outcome::Done(Box::new(step.clone())),
+                // Changed between reading and writing: the next run decides it again.
+                (false, Some(_)) => Outcome::Skipped,
+                (false, None) => Outcome::Failed(error.take()),
+            });
+        }
+        let mut outcomes: Vec<Outcome> =
+            outcomes.into_iter().map(|o| o.unwrap_or(Outcome::Skipped)).collect();
+        outcomes.extend(error.map(Outcome::Reported));
+        outcomes
+    }
+
+    /// Carries out one step on `memory` as it is now: a deletion if it is still as planned,
+    /// else the step decided again on its current version.
+    fn carry_out(
+        &self,
+        planned: &LifecycleStep,
+        memory: &Memory,
+        now: Timestamp,
+        thresholds: &LifecycleConfig,
+    ) -> Outcome {
+        let step = if memory.version == planned.version {
+            planned.clone()
+        } else {
+            match decay::plan_step(memory, now, &self.config().decay, thresholds) {
+                Some(step) => step,
+                None => return Outcome::Skipped,
+            }
+        };
+        let done = match step.action {
+            LifecycleAction::Delete => self.indexed.delete(&step.reference, now).map(|_| ()),
+            LifecycleAction::Archive | LifecycleAction::Tombstone => {
+                let change = MemoryUpdate::new().status(step.to.unwrap_or(Status::Tombstone));
+                decay::with_status_effects(memory, &change, thresholds.compress_archived)
+                    .and_then(|change| self.indexed.update(&step.reference, &change, now))
+                    .map(|_| ())
+            }
+        };
+        match done {
+            Ok(()) => Outcome::Done(Box::new(step)),
+            // Gone or changed between reading and writing: the next run decides it again.
+            Err(Error::NotFound { .. } | Error::Conflict { .. }) => Outcome::Skipped,
+            Err(e) => Outcome::Failed(Some(e)),
+        }
     }
 
     /// The keepit markers of a memory's content or of a text; see

@@ -86,8 +86,12 @@ impl MemoryUpdate {
         priority: String,
         /// Replaces the importance.
         importance: f64,
-        /// Applies only to this version of the memory.
-        expected_version: u64,
+    }
+
+    /// Applies only to this version of the memory: a conflict if it has moved on.
+    pub fn expected_version(mut self, version: u64) -> Self {
+        self.expected_version = Some(version);
+        self
     }
 
     /// Replaces (or, with [`merge_tags`](Self::merge_tags), extends) the tags.

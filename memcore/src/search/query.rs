@@ -270,7 +270,9 @@ impl Query {
         }
         let Recency { half_life_days, weight, .. } = self.recency;
         if let Some(days) = half_life_days {
-            crate::decay::check_half_life(days)?;
+            crate::decay::check_half_life(days).map_err(|e| {
+                Error::validation(format!("invalid recency boost: {e}"), e.recovery())
+            })?;
         }
         if !(0.0..=1.0).contains(&weight) {
             return Err(Error::validation(

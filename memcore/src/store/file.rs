@@ -306,6 +306,32 @@ impl FileStore {
         Ok(())
     }
 
+    /// Writes every memory of `batch` to its path durably with two file-system syncs (all
+    /// temp files written and synced, then renamed into place and synced again), then commits
+    /// them with `message` when git autocommit is on.
+    fn write_batch(
+        &self,
+        batch: &HashMap<PathBuf, Memory>,
+        message: impl FnOnce() -> String,
+    ) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut temps = Vec::with_capacity(batch.len());
+        for (path, memory) in batch {
+            temps.push((path, fsutil::write_temp(path, to_markdown(memory).as_bytes())?));
+        }
+        fsutil::sync_file_system(&self.root)?;
+        for (path, temp) in temps {
+            temp.persist(path)
+                .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
+            self.cache.forget_file(path);
+        }
+        fsutil::sync_file_system(&self.root)?;
+        let paths: Vec<&Path> = batch.keys().map(PathBuf::as_path).collect();
+        self.commit(&paths, message)
+    }
+
     fn history_unavailable(&self, operation: &str) -> Error {
         Error::unsupported(
             operation,
@@ -390,20 +416,47 @@ impl MemoryStore for FileStore {
             batch.insert(self.memory_path(&memory.collection, &memory.id), memory.clone());
             prepared.push(memory);
         }
-        let mut temps = Vec::with_capacity(batch.len());
-        for (path, memory) in &batch {
-            temps.push((path, fsutil::write_temp(path, to_markdown(memory).as_bytes())?));
-        }
-        fsutil::sync_file_system(&self.root)?;
-        for (path, temp) in temps {
-            temp.persist(path)
-                .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
-            self.cache.forget_file(path);
-        }
-        fsutil::sync_file_system(&self.root)?;
-        let paths: Vec<&Path> = batch.keys().map(PathBuf::as_path).collect();
-        self.commit(&paths, || format!("memcore: put {} memories", prepared.len()))?;
+        self.write_batch(&batch, || format!("memcore: put {} memories", prepared.len()))?;
         Ok(prepared)
+    }
+
+    /// Loads, changes and writes the whole batch under one lock with two file-system syncs;
+    /// every change is applied (and validated) before anything is written.
+    fn update_many(
+        &self,
+        changes: &[(MemoryRef, MemoryUpdate)],
+        now: Timestamp,
+    ) -> Result<Vec<Memory>> {
+        let _guard = self.lock.acquire()?;
+        let mut batch: HashMap<PathBuf, Memory> = HashMap::new();
+        let mut olds = Vec::with_capacity(changes.len());
+        let mut stored = Vec::with_capacity(changes.len());
+        for (reference, change) in changes {
+            let (old, path) = match self.load(reference.collection(), reference.id()) {
+                Ok(found) => found,
+                Err(Error::NotFound { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if batch.contains_key(&path) {
+                return Err(Error::validation(
+                    format!("memory {reference} is changed twice in one batch"),
+                    "merge the two changes into one",
+                ));
+            }
+            let next = match change.apply(&old, &self.limits, now) {
+                Ok(next) => next,
+                Err(Error::Conflict { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            batch.insert(path.clone(), next.clone());
+            olds.push((old, path));
+            stored.push(next);
+        }
+        for (old, path) in &olds {
+            self.keep_history(old, path)?;
+        }
+        self.write_batch(&batch, || format!("memcore: update {} memories", stored.len()))?;
+        Ok(stored)
     }
 
     fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {

@@ -143,6 +143,29 @@ pub trait MemoryStore: Send + Sync + Debug {
         now: Timestamp,
     ) -> Result<Memory>;
 
+    /// Applies several changes as [`MemoryStore::update`] would, in order, and returns the
+    /// memories as stored. A change whose memory is gone ([`crate::Error::NotFound`]) or has
+    /// moved past its [`MemoryUpdate::expected_version`] ([`crate::Error::Conflict`]) is
+    /// skipped, not written and not returned; any other error ends the batch. Backends may
+    /// make the batch cheaper (the file store writes it with one durability point); this
+    /// default updates one memory at a time, so a failure part-way leaves the earlier ones
+    /// stored.
+    fn update_many(
+        &self,
+        changes: &[(MemoryRef, MemoryUpdate)],
+        now: Timestamp,
+    ) -> Result<Vec<Memory>> {
+        let mut stored = Vec::with_capacity(changes.len());
+        for (reference, change) in changes {
+            match self.update(reference, change, now) {
+                Ok(memory) => stored.push(memory),
+                Err(crate::Error::NotFound { .. } | crate::Error::Conflict { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(stored)
+    }
+
     /// Moves the memory to the trash, from where [`MemoryStore::restore`] brings it back.
     fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry>;
 
