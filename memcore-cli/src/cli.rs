@@ -315,17 +315,19 @@ pub(crate) struct LifecycleRunArgs {
     /// Only this collection (repeatable)
     #[arg(long = "collection", value_name = "COLLECTION")]
     pub(crate) collections: Vec<String>,
+    // The thresholds take negative numbers as values, so memcore's check refuses them naming
+    // the threshold (a validation error) instead of clap calling `-1` an unknown argument.
     /// Archive memories unchanged for more than this many days
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
     pub(crate) archive_after_days: Option<f64>,
     /// Archive memories less relevant than this (0 to 1)
-    #[arg(long, value_name = "RELEVANCE")]
+    #[arg(long, value_name = "RELEVANCE", allow_negative_numbers = true)]
     pub(crate) min_relevance: Option<f64>,
     /// Tombstone memories archived for more than this many days
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
     pub(crate) tombstone_after_days: Option<f64>,
     /// Delete memories tombstoned for more than this many days
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
     pub(crate) delete_after_days: Option<f64>,
     /// Keep archived content as it is instead of compressing it
     #[arg(long)]

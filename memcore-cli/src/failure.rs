@@ -68,7 +68,21 @@ impl From<clap::Error> for Failure {
         let rendered = err.render().to_string();
         let mut lines = rendered.lines().map(str::trim).filter(|line| !line.is_empty());
         let first = lines.next().unwrap_or("invalid command line");
-        let message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+        let mut message = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+        let mut lines = lines.peekable();
+        // A first line ending in `:` is continued by a list (the required arguments missing),
+        // up to the usage line or a tip.
+        if message.ends_with(':') {
+            let mut listed = Vec::new();
+            while let Some(line) = lines.next_if(|line| {
+                !["Usage:", "tip:", "For more information"].iter().any(|p| line.starts_with(p))
+            }) {
+                listed.push(line);
+            }
+            if !listed.is_empty() {
+                message = format!("{message} {}", listed.join(", "));
+            }
+        }
         let tips: Vec<&str> = lines.filter(|line| line.starts_with("tip:")).collect();
         let recovery = if tips.is_empty() {
             "run `memcore --help` or `memcore <command> --help` for the usage".to_owned()
@@ -76,5 +90,37 @@ impl From<clap::Error> for Failure {
             tips.join("; ")
         };
         Self::Usage { message, recovery }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Arg, Command};
+
+    use super::*;
+
+    /// The message and recovery of the usage failure a command line of a REF and a --ratio
+    /// (both required) gives for `args`.
+    fn usage_of(args: &[&str]) -> (String, String) {
+        let command = Command::new("memcore")
+            .arg(Arg::new("ref").value_name("REF").required(true))
+            .arg(Arg::new("ratio").long("ratio").required(true));
+        match Failure::from(command.try_get_matches_from(args).unwrap_err()) {
+            Failure::Usage { message, recovery } => (message, recovery),
+            Failure::Memcore(err) => panic!("{err}"),
+        }
+    }
+
+    #[test]
+    fn a_clap_error_keeps_the_missing_arguments_it_lists() {
+        let (message, recovery) = usage_of(&["memcore"]);
+        assert_eq!(
+            message,
+            "the following required arguments were not provided: --ratio <ratio>, <REF>"
+        );
+        assert!(recovery.contains("--help"), "{recovery}");
+        let (message, recovery) = usage_of(&["memcore", "x", "--ratoi", "3"]);
+        assert_eq!(message, "unexpected argument '--ratoi' found");
+        assert!(recovery.contains("--ratio"), "{recovery}");
     }
 }
