@@ -35,6 +35,28 @@ pub const PRIVATE_DIR: &str = ".memcore";
 const LOCK_FILE: &str = "lock";
 const MEMORY_EXT: &str = ".md";
 
+/// An old version to keep in built-in history, as a batch writes it.
+#[derive(Debug)]
+struct KeptFile {
+    /// Where it goes.
+    path: PathBuf,
+    /// The old file's text.
+    text: String,
+    /// The collection folder, for pruning.
+    collection_dir: PathBuf,
+    /// The memory's id, for pruning.
+    id: MemoryId,
+    /// How many versions to keep.
+    max_versions: usize,
+}
+
+/// The text of the file at `path`.
+fn read_text(path: &Path) -> Result<String> {
+    fs::read(path)
+        .map_err(|e| Error::io(format!("reading {}", path.display()), e))
+        .and_then(|bytes| decode_utf8(path, bytes))
+}
+
 /// Where history is kept, decided when the store is opened.
 #[derive(Debug)]
 enum HistoryMode {
@@ -292,10 +314,27 @@ impl FileStore {
         let HistoryMode::Builtin { max_versions } = self.history else {
             return Ok(());
         };
-        let old_text = fs::read(path)
-            .map_err(|e| Error::io(format!("reading {}", path.display()), e))
-            .and_then(|bytes| decode_utf8(path, bytes))?;
+        let old_text = read_text(path)?;
         history::keep(&self.collection_dir(&old.collection), old, &old_text, max_versions)
+    }
+
+    /// The history file to write before `old` (read from `path`) is replaced in a batch;
+    /// `None` unless history is built-in.
+    fn history_file(&self, old: &Memory, path: &Path) -> Result<Option<KeptFile>> {
+        let HistoryMode::Builtin { max_versions } = self.history else {
+            return Ok(None);
+        };
+        if max_versions == 0 {
+            return Ok(None);
+        }
+        let collection_dir = self.collection_dir(&old.collection);
+        Ok(Some(KeptFile {
+            path: history::slot(&collection_dir, old),
+            text: read_text(path)?,
+            collection_dir,
+            id: old.id.clone(),
+            max_versions,
+        }))
     }
 
     /// Writes `memory` to its file and drops the stale cache entry.
@@ -306,28 +345,45 @@ impl FileStore {
         Ok(())
     }
 
-    /// Writes every memory of `batch` to its path durably with two file-system syncs (all
-    /// temp files written and synced, then renamed into place and synced again), then commits
-    /// them with `message` when git autocommit is on.
+    /// Writes every memory of `batch` to its path durably, after the history files `kept`
+    /// (old versions of the memories replaced): every temp file is written and the file system
+    /// synced, then the history files are renamed into place and synced, then the memories
+    /// (so a crash never leaves a memory replaced without its old version kept). Prunes old
+    /// history and commits the memories with `message` when git autocommit is on.
     fn write_batch(
         &self,
+        kept: &[KeptFile],
         batch: &HashMap<PathBuf, Memory>,
         message: impl FnOnce() -> String,
     ) -> Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
+        let mut kept_temps = Vec::with_capacity(kept.len());
+        for file in kept {
+            kept_temps.push((&file.path, fsutil::write_temp(&file.path, file.text.as_bytes())?));
+        }
         let mut temps = Vec::with_capacity(batch.len());
         for (path, memory) in batch {
             temps.push((path, fsutil::write_temp(path, to_markdown(memory).as_bytes())?));
         }
         fsutil::sync_file_system(&self.root)?;
+        if !kept_temps.is_empty() {
+            for (path, temp) in kept_temps {
+                temp.persist(path)
+                    .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
+            }
+            fsutil::sync_file_system(&self.root)?;
+        }
         for (path, temp) in temps {
             temp.persist(path)
                 .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
             self.cache.forget_file(path);
         }
         fsutil::sync_file_system(&self.root)?;
+        for file in kept {
+            history::prune(&file.collection_dir, &file.id, file.max_versions)?;
+        }
         let paths: Vec<&Path> = batch.keys().map(PathBuf::as_path).collect();
         self.commit(&paths, message)
     }
@@ -416,7 +472,7 @@ impl MemoryStore for FileStore {
             batch.insert(self.memory_path(&memory.collection, &memory.id), memory.clone());
             prepared.push(memory);
         }
-        self.write_batch(&batch, || format!("memcore: put {} memories", prepared.len()))?;
+        self.write_batch(&[], &batch, || format!("memcore: put {} memories", prepared.len()))?;
         Ok(prepared)
     }
 
@@ -452,10 +508,11 @@ impl MemoryStore for FileStore {
             olds.push((old, path));
             stored.push(next);
         }
-        for (old, path) in &olds {
-            self.keep_history(old, path)?;
-        }
-        self.write_batch(&batch, || format!("memcore: update {} memories", stored.len()))?;
+        let kept = olds
+            .iter()
+            .filter_map(|(old, path)| self.history_file(old, path).transpose())
+            .collect::<Result<Vec<_>>>()?;
+        self.write_batch(&kept, &batch, || format!("memcore: update {} memories", stored.len()))?;
         Ok(stored)
     }
 

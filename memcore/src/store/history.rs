@@ -25,6 +25,12 @@ fn history_dir(collection_dir: &Path, id: &MemoryId) -> PathBuf {
     collection_dir.join(VERSIONS_DIR).join(id.as_str())
 }
 
+/// Where `old` is kept: `<collection_dir>/.versions/<id>/v<N>_<time>.md`.
+pub(crate) fn slot(collection_dir: &Path, old: &Memory) -> PathBuf {
+    let time = old.updated_at.format("%Y-%m-%dT%H-%M-%SZ");
+    history_dir(collection_dir, &old.id).join(format!("v{}_{time}.md", old.version))
+}
+
 /// Keeps `old` (whose file text is `old_text`) and prunes the oldest beyond `max_versions`.
 pub(crate) fn keep(
     collection_dir: &Path,
@@ -35,10 +41,13 @@ pub(crate) fn keep(
     if max_versions == 0 {
         return Ok(());
     }
-    let time = old.updated_at.format("%Y-%m-%dT%H-%M-%SZ");
-    let name = format!("v{}_{time}.md", old.version);
-    write_atomic(&history_dir(collection_dir, &old.id).join(name), old_text.as_bytes())?;
-    let kept = list(collection_dir, &old.id)?;
+    write_atomic(&slot(collection_dir, old), old_text.as_bytes())?;
+    prune(collection_dir, &old.id, max_versions)
+}
+
+/// Removes the oldest kept versions of `id` beyond `max_versions`.
+pub(crate) fn prune(collection_dir: &Path, id: &MemoryId, max_versions: usize) -> Result<()> {
+    let kept = list(collection_dir, id)?;
     for stale in kept.iter().take(kept.len().saturating_sub(max_versions)) {
         fs::remove_file(&stale.path)
             .map_err(|e| Error::io(format!("pruning old version {}", stale.path.display()), e))?;

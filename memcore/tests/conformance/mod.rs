@@ -266,6 +266,44 @@ pub fn put_many_stores_a_batch(store: &dyn MemoryStore) {
     assert_eq!((got.content.as_str(), got.version), ("second", 2));
 }
 
+pub fn update_many_applies_a_batch_skipping_moved_on_memories(store: &dyn MemoryStore) {
+    let batch: Vec<Memory> = (0..6)
+        .map(|n| memory(NewMemory::new(format!("note {n}")).id(format!("u{n}")), 0))
+        .collect();
+    let stored = store.put_many(batch, PutMode::Upsert).unwrap();
+    // u1 moves on before the batch, u5 is gone: both are skipped, the rest are written.
+    store.update(&stored[1].reference(), &MemoryUpdate::new().content("moved on"), at(5)).unwrap();
+    store.delete(&stored[5].reference(), at(6)).unwrap();
+    let changes: Vec<(MemoryRef, MemoryUpdate)> = stored
+        .iter()
+        .map(|m| {
+            let change = MemoryUpdate::new().status(Status::Archived).expected_version(m.version);
+            (m.reference(), change)
+        })
+        .collect();
+    let written = store.update_many(&changes, at(10)).unwrap();
+    let refs: Vec<MemoryRef> = written.iter().map(Memory::reference).collect();
+    let expected: Vec<MemoryRef> = [0, 2, 3, 4].iter().map(|&i| stored[i].reference()).collect();
+    assert_eq!(refs, expected);
+    for memory in &written {
+        assert_eq!(
+            (memory.status, memory.version, memory.updated_at),
+            (Status::Archived, 2, at(10))
+        );
+        assert_eq!(*store.get(&memory.reference()).unwrap(), *memory);
+    }
+    let skipped = store.get(&stored[1].reference()).unwrap();
+    assert_eq!((skipped.status, skipped.content.as_str()), (Status::Active, "moved on"));
+    // An invalid change ends the batch (the file store checks them all before writing; the
+    // trait's default writes one at a time, so the invalid one comes first here).
+    let invalid = vec![
+        (stored[3].reference(), MemoryUpdate::new().status(Status::Resolved)),
+        (stored[2].reference(), MemoryUpdate::new().content("fine")),
+    ];
+    assert_eq!(store.update_many(&invalid, at(20)).unwrap_err().category(), Category::Validation);
+    assert_eq!(store.get(&stored[2].reference()).unwrap().version, 2);
+}
+
 pub fn history_lists_and_returns_old_versions(store: &dyn MemoryStore) {
     let stored =
         store.put(memory(NewMemory::new("v1 text").id("hist"), 0), PutMode::Upsert).unwrap();
@@ -313,6 +351,7 @@ macro_rules! conformance_suite {
             scan_visits_everything_in_order,
             concurrent_writers_lose_nothing,
             put_many_stores_a_batch,
+            update_many_applies_a_batch_skipping_moved_on_memories,
         );
 
         #[test]
