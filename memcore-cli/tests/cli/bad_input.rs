@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{Sandbox, json_error};
+use crate::support::Sandbox;
 
 /// A sandbox whose store holds one memory, `keep`.
 fn with_one_memory() -> Sandbox {
@@ -13,66 +13,53 @@ fn with_one_memory() -> Sandbox {
     sandbox
 }
 
-/// Runs `args` on the store with `stdin`, expects exit `code` with a hint, and checks that
-/// no file changed.
-fn rejected(sandbox: &Sandbox, args: &[&str], stdin: &str, code: i32) -> serde_json::Value {
-    let before = sandbox.snapshot();
-    sandbox.run(args).write_stdin(stdin).assert().code(code).stderr(contains("error"));
-    let output = sandbox.run(args).arg("--json").write_stdin(stdin).output().unwrap();
-    assert_eq!(output.status.code(), Some(code), "{args:?}");
-    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
-    let error = json_error(&output);
-    assert!(sandbox.snapshot() == before, "{args:?} changed files");
-    error
-}
-
 #[test]
 fn unknown_flags_and_bad_values_are_usage_errors() {
     let sandbox = with_one_memory();
-    let error = rejected(&sandbox, &["put", "-", "--tag", "x"], "text", 2);
+    let error = sandbox.rejected(&["put", "-", "--tag", "x"], "text", 2);
     assert_eq!(error["category"], "USAGE");
     assert!(error["recovery"].as_str().unwrap().contains("--tags"), "{error}");
-    rejected(&sandbox, &["--bogus", "list"], "", 2);
-    rejected(&sandbox, &["frobnicate"], "", 2);
-    rejected(&sandbox, &["get", "keep", "--format", "xml"], "", 2);
-    rejected(&sandbox, &["list", "--format", "yaml"], "", 2);
-    rejected(&sandbox, &["list", "--limit", "-1"], "", 2);
-    rejected(&sandbox, &["search", "x", "--limit", "many"], "", 2);
+    sandbox.rejected(&["--bogus", "list"], "", 2);
+    sandbox.rejected(&["frobnicate"], "", 2);
+    sandbox.rejected(&["get", "keep", "--format", "xml"], "", 2);
+    sandbox.rejected(&["list", "--format", "yaml"], "", 2);
+    sandbox.rejected(&["list", "--limit", "-1"], "", 2);
+    sandbox.rejected(&["search", "x", "--limit", "many"], "", 2);
     // update needs something to change; --merge-tags needs --tags.
-    rejected(&sandbox, &["update", "keep"], "", 2);
-    rejected(&sandbox, &["update", "keep", "--merge-tags", "--content", "-"], "new", 2);
-    rejected(&sandbox, &["--backend", "svn", "list"], "", 2);
-    rejected(&sandbox, &["hydrate", "keep", "--level", "deep"], "", 2);
-    rejected(&sandbox, &["put"], "", 2);
+    sandbox.rejected(&["update", "keep"], "", 2);
+    sandbox.rejected(&["update", "keep", "--merge-tags", "--content", "-"], "new", 2);
+    sandbox.rejected(&["--backend", "svn", "list"], "", 2);
+    sandbox.rejected(&["hydrate", "keep", "--level", "deep"], "", 2);
+    sandbox.rejected(&["put"], "", 2);
     // One memory per FILE: --id cannot name several, and stdin holds one.
     std::fs::write(sandbox.path().join("a.md"), "A.").unwrap();
-    let error = rejected(&sandbox, &["put", "a.md", "-", "--id", "x"], "text", 2);
+    let error = sandbox.rejected(&["put", "a.md", "-", "--id", "x"], "text", 2);
     assert!(error["message"].as_str().unwrap().contains("--id"), "{error}");
-    rejected(&sandbox, &["put", "-", "a.md", "-"], "text", 2);
+    sandbox.rejected(&["put", "-", "a.md", "-"], "text", 2);
     sandbox.run(&["--bogus"]).assert().code(2).stderr(contains("Usage:"));
 }
 
 #[test]
 fn missing_files_are_usage_errors() {
     let sandbox = with_one_memory();
-    let error = rejected(&sandbox, &["put", "no-such-file.md"], "", 2);
+    let error = sandbox.rejected(&["put", "no-such-file.md"], "", 2);
     assert!(error["message"].as_str().unwrap().contains("no-such-file.md"), "{error}");
-    rejected(&sandbox, &["update", "keep", "--content", "no-such-file.md"], "", 2);
+    sandbox.rejected(&["update", "keep", "--content", "no-such-file.md"], "", 2);
     std::fs::create_dir(sandbox.path().join("a-directory")).unwrap();
-    rejected(&sandbox, &["put", "a-directory"], "", 2);
+    sandbox.rejected(&["put", "a-directory"], "", 2);
     std::fs::write(sandbox.path().join("fine.md"), "Fine.").unwrap();
-    rejected(&sandbox, &["put", "fine.md", "no-such-file.md"], "", 2);
+    sandbox.rejected(&["put", "fine.md", "no-such-file.md"], "", 2);
 }
 
 #[test]
 fn invalid_metadata_json_is_rejected() {
     let sandbox = with_one_memory();
-    rejected(&sandbox, &["put", "-", "--metadata", "{oops"], "text", 2);
-    let error = rejected(&sandbox, &["put", "-", "--metadata", "[1, 2]"], "text", 2);
+    sandbox.rejected(&["put", "-", "--metadata", "{oops"], "text", 2);
+    let error = sandbox.rejected(&["put", "-", "--metadata", "[1, 2]"], "text", 2);
     assert!(error["message"].as_str().unwrap().contains("JSON object"), "{error}");
-    rejected(&sandbox, &["update", "keep", "--metadata", "not json"], "", 2);
+    sandbox.rejected(&["update", "keep", "--metadata", "not json"], "", 2);
     // Valid JSON, but a key that is a memory field: memcore refuses it.
-    let error = rejected(&sandbox, &["put", "-", "--metadata", r#"{"tags": 1}"#], "text", 3);
+    let error = sandbox.rejected(&["put", "-", "--metadata", r#"{"tags": 1}"#], "text", 3);
     assert_eq!(error["category"], "VALIDATION");
 }
 
@@ -88,23 +75,23 @@ fn invalid_ids_and_input_memcore_rejects_are_validation_errors() {
         &["search", "   "],
         &["list", "--filter", "no-equals-sign"],
     ] {
-        let error = rejected(&sandbox, args, "text", 3);
+        let error = sandbox.args.rejected("text", 3);
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
     }
-    rejected(&sandbox, &["put", "-"], "   \n", 3);
+    sandbox.rejected(&["put", "-"], "   \n", 3);
     // A batch is validated before anything is written; a frontmatter error names its file.
     std::fs::write(sandbox.path().join("good.md"), "Fine.").unwrap();
     std::fs::write(sandbox.path().join("bad.md"), "---\ntags: [\n---\nx").unwrap();
-    let error = rejected(&sandbox, &["put", "good.md", "bad.md"], "", 3);
+    let error = sandbox.rejected(&["put", "good.md", "bad.md"], "", 3);
     assert!(error["message"].as_str().unwrap().starts_with("bad.md: "), "{error}");
-    rejected(&sandbox, &["put", "good.md", "-", "--collection", "Bad Name"], "text", 3);
+    sandbox.rejected(&["put", "good.md", "-", "--collection", "Bad Name"], "text", 3);
     for rev in ["--version=-x", "--version=1..2"] {
-        let error = rejected(&sandbox, &["get", "keep", rev], "", 3);
+        let error = sandbox.rejected(&["get", "keep", rev], "", 3);
         assert!(error["recovery"].as_str().unwrap().contains("version number"), "{error}");
     }
-    rejected(&sandbox, &["diff", "keep", "--from=-x"], "", 3);
-    rejected(&sandbox, &["get", "missing"], "", 1);
-    rejected(&sandbox, &["versions", "missing"], "", 1);
+    sandbox.rejected(&["diff", "keep", "--from=-x"], "", 3);
+    sandbox.rejected(&["get", "missing"], "", 1);
+    sandbox.rejected(&["versions", "missing"], "", 1);
 }
 
 #[test]
@@ -149,13 +136,13 @@ fn help_documents_the_exit_codes_and_json_errors() {
 fn hydrating_a_file_store_beyond_the_summary_or_putting_at_a_commit_is_unsupported() {
     let sandbox = with_one_memory();
     for level in ["full", "files"] {
-        let error = rejected(&sandbox, &["hydrate", "keep", "--level", level], "", 5);
+        let error = sandbox.rejected(&["hydrate", "keep", "--level", level], "", 5);
         assert_eq!(error["category"], "UNSUPPORTED", "{level}");
         assert!(error["recovery"].as_str().unwrap().contains("git-notes"), "{error}");
     }
     let summary = sandbox.json(&["hydrate", "keep", "--level", "summary"]);
     assert_eq!((&summary["level"], &summary["memory"]["id"]), (&"summary".into(), &"keep".into()));
-    rejected(&sandbox, &["hydrate", "missing", "--level", "summary"], "", 1);
+    sandbox.rejected(&["hydrate", "missing", "--level", "summary"], "", 1);
 
     let before = sandbox.memory_snapshot();
     let mut put_at = sandbox.run(&["put", "-", "--commit", "HEAD", "--json"]);

@@ -43,19 +43,6 @@ fn version_count(sandbox: &Sandbox, reference: &str) -> usize {
     sandbox.json(&["versions", reference])["versions"].as_array().unwrap().len()
 }
 
-/// Runs `args` on the store (`stdin` on standard input), expects exit `code` with a hint in
-/// text and as a JSON error, and checks that no file changed; returns the JSON error.
-fn rejected(sandbox: &Sandbox, args: &[&str], stdin: &str, code: i32) -> Value {
-    let before = sandbox.snapshot();
-    sandbox.run(args).write_stdin(stdin).assert().code(code).stderr(contains("error"));
-    let output = sandbox.run(args).arg("--json").write_stdin(stdin).output().unwrap();
-    assert_eq!(output.status.code(), Some(code), "{args:?}");
-    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
-    let error = json_error(&output);
-    assert!(sandbox.snapshot() == before, "{args:?} changed files");
-    error
-}
-
 /// The refs of the hits of `search QUERY --mode text` with extra options.
 fn found(sandbox: &Sandbox, query: &str, options: &[&str]) -> Vec<String> {
     let mut args = vec!["search", query, "--mode", "text"];
@@ -119,7 +106,7 @@ fn status_refuses_moves_the_table_forbids_and_unknown_statuses() {
     sandbox.run(&["-q", "status", "ship", "resolved"]).assert().success();
 
     // An invalid move: a validation error whose hint lists where the memory can go.
-    let error = rejected(&sandbox, &["status", "ship", "active"], "", 3);
+    let error = sandbox.rejected(&["status", "ship", "active"], "", 3);
     assert_eq!(error["category"], "VALIDATION");
     assert_eq!(error["message"], "a memory cannot go from status resolved to active");
     assert_eq!(error["recovery"], "from resolved it can go to: archived, tombstone");
@@ -130,7 +117,7 @@ fn status_refuses_moves_the_table_forbids_and_unknown_statuses() {
         .stderr(contains("hint: from resolved it can go to: archived, tombstone"));
 
     // An unknown status is a usage error from the command line parser, naming the values.
-    let error = rejected(&sandbox, &["status", "ship", "done"], "", 2);
+    let error = sandbox.rejected(&["status", "ship", "done"], "", 2);
     assert_eq!(error["category"], "USAGE");
     assert!(error["message"].as_str().unwrap().contains("'done'"), "{error}");
     sandbox
@@ -138,9 +125,9 @@ fn status_refuses_moves_the_table_forbids_and_unknown_statuses() {
         .assert()
         .code(2)
         .stderr(contains("[possible values: active, resolved, archived, tombstone]"));
-    rejected(&sandbox, &["status", "ship"], "", 2);
-    rejected(&sandbox, &["status", "missing", "archived"], "", 1);
-    rejected(&sandbox, &["status", "Bad Id", "archived"], "", 3);
+    sandbox.rejected(&["status", "ship"], "", 2);
+    sandbox.rejected(&["status", "missing", "archived"], "", 1);
+    sandbox.rejected(&["status", "Bad Id", "archived"], "", 3);
 
     // The status it has already: the memory is printed as it is, no new version.
     let before = sandbox.snapshot();
@@ -189,7 +176,7 @@ fn search_finds_archived_memories_only_when_asked() {
     both.sort();
     assert_eq!(both, ["memory/prime", "memory/warm"]);
     assert_eq!(found(&sandbox, "priming", &["--status", "tombstone"]), Vec::<String>::new());
-    rejected(&sandbox, &["search", "priming", "--status", "gone"], "", 2);
+    sandbox.rejected(&["search", "priming", "--status", "gone"], "", 2);
 }
 
 /// A store with two memories the lifecycle archives at [`FUTURE`] and three pinned ones it
@@ -381,22 +368,22 @@ fn lifecycle_thresholds_override_the_settings() {
 #[test]
 fn lifecycle_refuses_bad_thresholds_and_times() {
     let sandbox = lifecycle_store();
-    let error = rejected(&sandbox, &["lifecycle", "run", "--min-relevance", "2"], "", 3);
+    let error = sandbox.rejected(&["lifecycle", "run", "--min-relevance", "2"], "", 3);
     assert_eq!(error["message"], "invalid lifecycle threshold min_relevance: 2");
-    let error = rejected(&sandbox, &["lifecycle", "run", "--archive-after-days", "-1"], "", 3);
+    let error = sandbox.rejected(&["lifecycle", "run", "--archive-after-days", "-1"], "", 3);
     assert_eq!(error["message"], "invalid lifecycle threshold archive_after_days: -1");
     assert!(error["recovery"].as_str().unwrap().contains("0 or more"), "{error}");
-    rejected(&sandbox, &["lifecycle", "run", "--min-relevance", "-0.5"], "", 3);
-    rejected(&sandbox, &["lifecycle", "run", "--tombstone-after-days", "NaN"], "", 3);
-    rejected(&sandbox, &["lifecycle", "run", "--delete-after-days", "inf"], "", 3);
-    rejected(&sandbox, &["lifecycle", "run", "--collection", "Bad Name"], "", 3);
+    sandbox.rejected(&["lifecycle", "run", "--min-relevance", "-0.5"], "", 3);
+    sandbox.rejected(&["lifecycle", "run", "--tombstone-after-days", "NaN"], "", 3);
+    sandbox.rejected(&["lifecycle", "run", "--delete-after-days", "inf"], "", 3);
+    sandbox.rejected(&["lifecycle", "run", "--collection", "Bad Name"], "", 3);
 
-    let error = rejected(&sandbox, &["lifecycle", "run", "--now", "yesterday"], "", 2);
+    let error = sandbox.rejected(&["lifecycle", "run", "--now", "yesterday"], "", 2);
     assert_eq!(error["category"], "USAGE");
     assert!(error["message"].as_str().unwrap().contains("'yesterday' for '--now <TIME>'"));
-    rejected(&sandbox, &["lifecycle", "run", "--archive-after-days", "soon"], "", 2);
-    rejected(&sandbox, &["lifecycle", "run", "--dry-run", "--bogus"], "", 2);
-    rejected(&sandbox, &["lifecycle"], "", 2);
+    sandbox.rejected(&["lifecycle", "run", "--archive-after-days", "soon"], "", 2);
+    sandbox.rejected(&["lifecycle", "run", "--dry-run", "--bogus"], "", 2);
+    sandbox.rejected(&["lifecycle"], "", 2);
 }
 
 #[test]
@@ -484,14 +471,14 @@ fn keepit_set_changes_one_weight_in_place() {
     assert_eq!(memory["content"], changed.replace("##keepit0.80##", "##keepit0.33##").as_str());
 
     // An index past the markers, a weight that is not a number, a missing memory.
-    let error = rejected(&sandbox, &["keepit", "set", "api", "3", "0.5"], "", 3);
+    let error = sandbox.rejected(&["keepit", "set", "api", "3", "0.5"], "", 3);
     assert_eq!(error["message"], "there is no keepit marker 3: the text has 3");
     assert!(error["recovery"].as_str().unwrap().contains("keepit list"), "{error}");
-    rejected(&sandbox, &["keepit", "set", "api", "0", "NaN"], "", 3);
-    rejected(&sandbox, &["keepit", "set", "api", "-1", "0.5"], "", 2);
-    rejected(&sandbox, &["keepit", "set", "api", "0", "high"], "", 2);
-    rejected(&sandbox, &["keepit", "set", "api", "0"], "", 2);
-    rejected(&sandbox, &["keepit", "set", "missing", "0", "0.5"], "", 1);
+    sandbox.rejected(&["keepit", "set", "api", "0", "NaN"], "", 3);
+    sandbox.rejected(&["keepit", "set", "api", "-1", "0.5"], "", 2);
+    sandbox.rejected(&["keepit", "set", "api", "0", "high"], "", 2);
+    sandbox.rejected(&["keepit", "set", "api", "0"], "", 2);
+    sandbox.rejected(&["keepit", "set", "missing", "0", "0.5"], "", 1);
     assert_eq!(version_count(&sandbox, "api"), 5);
 }
 
@@ -557,21 +544,15 @@ fn keepit_preview_shows_survival_by_session_distance() {
     let text_line = stdout(&sandbox, &["keepit", "preview", "plan", "--ratio", "5"]);
     assert!(text_line.starts_with("ratio 5:1, light; thresholds 0.105 "), "{text_line}");
 
-    rejected(&sandbox, &["keepit", "preview", "plan", "--ratio", "0.5"], "", 3);
-    rejected(
-        &sandbox,
-        &["keepit", "preview", "plan", "--ratio", "30", "--max-distance", "0"],
-        "",
-        3,
-    );
-    rejected(&sandbox, &["keepit", "preview", "plan"], "", 2);
-    rejected(
-        &sandbox,
+    sandbox.rejected(&["keepit", "preview", "plan", "--ratio", "0.5"], "", 3);
+    sandbox.rejected(&["keepit", "preview", "plan", "--ratio", "30", "--max-distance", "0"], "", 3);
+    sandbox.rejected(&["keepit", "preview", "plan"], "", 2);
+    sandbox.rejected(
         &["keepit", "preview", "plan", "--ratio", "30", "--aggressiveness", "extreme"],
         "",
         2,
     );
-    rejected(&sandbox, &["keepit", "preview", "missing", "--ratio", "30"], "", 1);
+    sandbox.rejected(&["keepit", "preview", "missing", "--ratio", "30"], "", 1);
 }
 
 #[test]
@@ -585,7 +566,7 @@ fn keepit_refuses_malformed_markers_and_a_missing_source() {
         (&["keepit", "set", "bad", "0", "0.5"], ""),
         (&["keepit", "preview", "bad", "--ratio", "30"], ""),
     ] {
-        let error = rejected(&sandbox, args, stdin, 3);
+        let error = sandbox.args.rejected(stdin, 3);
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
         assert_eq!(error["message"], "malformed keepit marker `##keepit.5##` at character 6");
         assert!(error["recovery"].as_str().unwrap().contains("##keepit0.50##"), "{error}");
@@ -604,13 +585,13 @@ fn keepit_refuses_malformed_markers_and_a_missing_source() {
         .stdout(contains(r#""markers": []"#));
 
     // Neither a memory nor --text, or both: usage errors naming the choice.
-    let error = rejected(&sandbox, &["keepit", "list"], "", 2);
+    let error = sandbox.rejected(&["keepit", "list"], "", 2);
     assert_eq!(error["category"], "USAGE");
     assert!(error["message"].as_str().unwrap().contains("<REF|--text <FILE>>"), "{error}");
     sandbox.run(&["keepit", "list"]).assert().code(2).stderr(contains("<REF|--text <FILE>>"));
-    rejected(&sandbox, &["keepit", "list", "bad", "--text", "-"], "x", 2);
-    rejected(&sandbox, &["keepit", "preview", "--ratio", "30"], "", 2);
-    rejected(&sandbox, &["keepit", "list", "--text", "no-such-file.md"], "", 2);
-    rejected(&sandbox, &["keepit", "list", "missing"], "", 1);
-    rejected(&sandbox, &["keepit"], "", 2);
+    sandbox.rejected(&["keepit", "list", "bad", "--text", "-"], "x", 2);
+    sandbox.rejected(&["keepit", "preview", "--ratio", "30"], "", 2);
+    sandbox.rejected(&["keepit", "list", "--text", "no-such-file.md"], "", 2);
+    sandbox.rejected(&["keepit", "list", "missing"], "", 1);
+    sandbox.rejected(&["keepit"], "", 2);
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use predicates::str::contains;
 use serde_json::Value;
 
 /// A memory to store: a title heading and a line of text.
@@ -89,6 +90,19 @@ impl Sandbox {
             .get_output()
             .clone();
         serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    /// Runs `args` (`stdin` on standard input), expects exit `code` with an error in text
+    /// and as JSON, and checks that no file changed; returns the JSON error.
+    pub(crate) fn rejected(&self, args: &[&str], stdin: &str, code: i32) -> Value {
+        let before = self.snapshot();
+        self.run(args).write_stdin(stdin).assert().code(code).stderr(contains("error"));
+        let output = self.run(args).arg("--json").write_stdin(stdin).output().unwrap();
+        assert_eq!(output.status.code(), Some(code), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
+        let error = json_error(&output);
+        assert!(self.snapshot() == before, "{args:?} changed files");
+        error
     }
 
     /// Every file below the sandbox, with its contents, except the writers' lock.

@@ -1,14 +1,17 @@
 //! The decay engine on a store ([`crate::decay`]): status transitions with archive
 //! compression, automatic lifecycle processing, and keepit markers of stored memories.
 
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
+
 use super::Memcore;
 use crate::decay::{
     self, KeepitMarker, KeepitPreview, KeepitPreviewRequest, KeepitSource, LifecycleAction,
     LifecycleConfig, LifecycleOptions, LifecycleReport, LifecycleStats, LifecycleStep,
 };
-use std::ops::ControlFlow;
-use std::sync::Arc;
-
 use crate::{
     Collection, Error, IntoMemoryRef, Memory, MemoryRef, MemoryUpdate, Result, Status, Timestamp,
 };
@@ -18,6 +21,17 @@ const STATUS_ATTEMPTS: usize = 5;
 
 /// How many lifecycle steps share one store write.
 const LIFECYCLE_BATCH: usize = 512;
+
+/// The lifecycle's plan for one collection.
+#[derive(Debug, Default)]
+struct CollectionPlan {
+    /// The steps, in store order.
+    steps: Vec<LifecycleStep>,
+    /// Memories that could not be read.
+    errors: Vec<Error>,
+    /// Memories looked at.
+    scanned: usize,
+}
 
 /// What became of one planned lifecycle step.
 #[derive(Debug)]
@@ -151,31 +165,68 @@ impl Memcore {
     }
 
     /// The steps for the memories of `collections` (all when empty), the memories that could
-    /// not be read, and how many memories were looked at.
+    /// not be read, and how many memories were looked at. Collections are planned side by
+    /// side, one thread per core (reading and parsing the memories is the cost); the plan is
+    /// in store order whatever thread planned what.
     fn plan_lifecycle(
         &self,
         collections: &[Collection],
         now: Timestamp,
         thresholds: &LifecycleConfig,
     ) -> Result<(Vec<LifecycleStep>, Vec<Error>, usize)> {
-        let decay = &self.config().decay;
-        let (mut steps, mut errors, mut scanned) = (Vec::new(), Vec::new(), 0);
-        let mut visit = |item: Result<Arc<Memory>>| {
-            scanned += 1;
-            match item {
-                Ok(memory) => steps.extend(decay::plan_step(&memory, now, decay, thresholds)),
-                Err(e) => errors.push(e),
-            }
-            ControlFlow::Continue(())
-        };
-        if collections.is_empty() {
-            self.indexed.store().scan(None, &mut visit)?;
+        let collections = if collections.is_empty() {
+            self.indexed.store().collections()?
         } else {
-            for collection in collections {
-                self.indexed.store().scan(Some(collection), &mut visit)?;
+            collections.to_vec()
+        };
+        let next = AtomicUsize::new(0);
+        let plans: Vec<Mutex<Option<Result<CollectionPlan>>>> =
+            collections.iter().map(|_| Mutex::new(None)).collect();
+        let work = || {
+            loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                let Some(collection) = collections.get(at) else { break };
+                *plans[at].lock() = Some(self.plan_collection(collection, now, thresholds));
             }
+        };
+        let workers = std::thread::available_parallelism().map_or(1, usize::from);
+        std::thread::scope(|scope| {
+            for _ in 1..workers.min(collections.len()) {
+                // Without a thread (the system refused one), this one does the work.
+                let _spawned = std::thread::Builder::new().spawn_scoped(scope, work);
+            }
+            work();
+        });
+        let (mut steps, mut errors, mut scanned) = (Vec::new(), Vec::new(), 0);
+        for plan in plans {
+            // Every slot was filled: the workers only stop when no collection is left.
+            let Some(plan) = plan.into_inner() else { continue };
+            let plan = plan?;
+            steps.extend(plan.steps);
+            errors.extend(plan.errors);
+            scanned += plan.scanned;
         }
         Ok((steps, errors, scanned))
+    }
+
+    /// The plan for the memories of one collection.
+    fn plan_collection(
+        &self,
+        collection: &Collection,
+        now: Timestamp,
+        thresholds: &LifecycleConfig,
+    ) -> Result<CollectionPlan> {
+        let decay = &self.config().decay;
+        let mut plan = CollectionPlan::default();
+        self.indexed.store().scan(Some(collection), &mut |item: Result<Arc<Memory>>| {
+            plan.scanned += 1;
+            match item {
+                Ok(memory) => plan.steps.extend(decay::plan_step(&memory, now, decay, thresholds)),
+                Err(e) => plan.errors.push(e),
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(plan)
     }
 
     /// Carries out a batch of planned steps, in plan order: the status moves of memories
