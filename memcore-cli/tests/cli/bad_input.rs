@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, json_error};
 
 /// A sandbox whose store holds one memory, `keep`.
 fn with_one_memory() -> Sandbox {
@@ -75,7 +75,7 @@ fn invalid_ids_and_input_memcore_rejects_are_validation_errors() {
         &["search", "   "],
         &["list", "--filter", "no-equals-sign"],
     ] {
-        let error = sandbox.args.rejected("text", 3);
+        let error = sandbox.rejected(args, "text", 3);
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
     }
     sandbox.rejected(&["put", "-"], "   \n", 3);

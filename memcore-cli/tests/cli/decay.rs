@@ -5,7 +5,7 @@ use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::{Value, json};
 
-use crate::support::{Sandbox, json_error, json_of, keys};
+use crate::support::{Sandbox, json_of, keys};
 
 /// A time past every lifecycle threshold from now: whatever is unchanged until then is due.
 const FUTURE: &str = "2099-01-01T00:00:00Z";
@@ -566,7 +566,7 @@ fn keepit_refuses_malformed_markers_and_a_missing_source() {
         (&["keepit", "set", "bad", "0", "0.5"], ""),
         (&["keepit", "preview", "bad", "--ratio", "30"], ""),
     ] {
-        let error = sandbox.args.rejected(stdin, 3);
+        let error = sandbox.rejected(args, stdin, 3);
         assert_eq!(error["category"], "VALIDATION", "{args:?}");
         assert_eq!(error["message"], "malformed keepit marker `##keepit.5##` at character 6");
         assert!(error["recovery"].as_str().unwrap().contains("##keepit0.50##"), "{error}");
