@@ -18,7 +18,8 @@
 //!   max_summary_chars: 100
 //! embedding:
 //!   enabled: true
-//!   model_dir: /opt/models/minilm   # else $MEMCORE_MODEL_DIR, else the default cache
+//!   model_dir: /opt/models/minilm   # model + tokenizer only; else $MEMCORE_MODEL_DIR, else
+//!                                   # the default cache (never the ONNX Runtime library)
 //! decay:                    # how relevance fades (search's recency boost, the lifecycle)
 //!   half_life_days: 30
 //!   types:
@@ -137,7 +138,9 @@ pub struct EmbeddingConfig {
     /// Whether to embed memories and offer semantic and hybrid search (default true; without
     /// the model files search falls back to full text with a warning).
     pub enabled: bool,
-    /// Where the model files are; else `$MEMCORE_MODEL_DIR`, else the default cache.
+    /// Where the model and tokenizer are; else `$MEMCORE_MODEL_DIR`, else the default cache.
+    /// The ONNX Runtime library is never loaded from here (a config may come from a cloned
+    /// repository): it comes from `$ORT_DYLIB_PATH` or the trusted directories.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_dir: Option<PathBuf>,
 }

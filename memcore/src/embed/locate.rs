@@ -79,16 +79,21 @@ impl LookupEnv {
 impl ModelFiles {
     /// Finds the model files.
     ///
-    /// The directory is the first of these that is set (it is not a search path: a directory
-    /// that is set but incomplete is an error, so a wrong setting never goes unnoticed):
+    /// The model and tokenizer come from the first of these that is set (it is not a search
+    /// path: a directory that is set but incomplete is an error, so a wrong setting never goes
+    /// unnoticed):
     /// 1. `explicit_dir`, typically from the configuration;
     /// 2. `$MEMCORE_MODEL_DIR`;
     /// 3. `$XDG_CACHE_HOME/memcore/models/all-minilm-l6-v2-int8`, else
     ///    `~/.cache/memcore/models/all-minilm-l6-v2-int8`, where `scripts/fetch-models`
     ///    puts them by default.
     ///
-    /// `$ORT_DYLIB_PATH`, when set, names the ONNX Runtime library and overrides the one in
-    /// the directory.
+    /// The ONNX Runtime library is native code, so it comes only from the user's own
+    /// environment: `$ORT_DYLIB_PATH` when set, else the directory of 2 or 3, **never from
+    /// `explicit_dir`**, which a project's or a store's configuration (perhaps a cloned
+    /// repository's) may name. The model from any directory must be the pinned file
+    /// ([`ModelFiles::verify`], which loading checks). A program that wants a runtime from a
+    /// directory of its own builds `ModelFiles` with the paths itself.
     ///
     /// This checks that the files exist, not what they contain: see [`ModelFiles::verify`].
     ///
@@ -105,8 +110,9 @@ impl ModelFiles {
     /// is remembered in a sidecar file next to the model (`model.onnx.sha256-verified`), keyed
     /// on the model's size and modification time; later checks of an unchanged file only read
     /// that sidecar (`scripts/fetch-models` writes it too, so even the first load is cheap).
-    /// This guards against damaged or wrong files, not against deliberate tampering. If the
-    /// sidecar cannot be written the check simply runs again next time.
+    /// The sidecar guards against damaged or wrong files, not against deliberate tampering by
+    /// whoever can write the directory. If it cannot be written the check runs again next
+    /// time.
     ///
     /// # Errors
     ///
@@ -116,22 +122,30 @@ impl ModelFiles {
     }
 }
 
+/// Why the runtime library is not taken from a configured directory, for error messages.
+const UNTRUSTED_RUNTIME: &str = "the ONNX Runtime library is native code, so it is never loaded \
+     from a directory named in a configuration file (a project's or a store's, which may come \
+     from a cloned repository)";
+
 /// [`ModelFiles::locate`] with the environment passed in.
 pub(crate) fn locate_with(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelFiles> {
-    let (dir, source) = if let Some(dir) = explicit_dir {
-        (dir.to_path_buf(), "the directory given in the configuration")
-    } else if let Some(dir) = &env.model_dir {
-        (PathBuf::from(dir), "$MEMCORE_MODEL_DIR")
-    } else if let Some(dir) = env.default_dir() {
-        (dir, "the default model cache directory")
-    } else {
-        return Err(Error::embedding(
-            "cannot find the embedding model: no model directory is configured, \
-             MEMCORE_MODEL_DIR is not set, and neither XDG_CACHE_HOME nor HOME is set \
-             to derive the default cache directory",
-            None,
-            FETCH_RECOVERY,
-        ));
+    // The directories the user's own environment names: the runtime may come from these.
+    let trusted = match &env.model_dir {
+        Some(dir) => Some((PathBuf::from(dir), "$MEMCORE_MODEL_DIR")),
+        None => env.default_dir().map(|dir| (dir, "the default model cache directory")),
+    };
+    let (dir, source) = match (explicit_dir, &trusted) {
+        (Some(dir), _) => (dir.to_path_buf(), "the directory given in the configuration"),
+        (None, Some((dir, source))) => (dir.clone(), *source),
+        (None, None) => {
+            return Err(Error::embedding(
+                "cannot find the embedding model: no model directory is configured, \
+                 MEMCORE_MODEL_DIR is not set, and neither XDG_CACHE_HOME nor HOME is set \
+                 to derive the default cache directory",
+                None,
+                FETCH_RECOVERY,
+            ));
+        }
     };
 
     let model = dir.join(MODEL_FILE);
@@ -143,8 +157,8 @@ pub(crate) fn locate_with(explicit_dir: Option<&Path>, env: &LookupEnv) -> Resul
         }
     }
 
-    let runtime = match &env.ort_dylib_path {
-        Some(path) => {
+    let runtime = match (&env.ort_dylib_path, &trusted) {
+        (Some(path), _) => {
             let path = PathBuf::from(path);
             if !path.is_file() {
                 missing.push(format!(
@@ -154,13 +168,30 @@ pub(crate) fn locate_with(explicit_dir: Option<&Path>, env: &LookupEnv) -> Resul
             }
             path
         }
-        None => match RUNTIME_FILES.iter().map(|name| dir.join(name)).find(|p| p.is_file()) {
-            Some(path) => path,
-            None => {
-                missing.push(RUNTIME_FILES[0].to_owned());
-                dir.join(RUNTIME_FILES[0])
+        (None, Some((trusted_dir, trusted_source))) => {
+            match RUNTIME_FILES.iter().map(|name| trusted_dir.join(name)).find(|p| p.is_file()) {
+                Some(path) => path,
+                None => {
+                    let mut what = RUNTIME_FILES[0].to_owned();
+                    if explicit_dir.is_some() {
+                        let _ = write!(
+                            what,
+                            " (looked for in {} ({trusted_source}): {UNTRUSTED_RUNTIME})",
+                            trusted_dir.display()
+                        );
+                    }
+                    missing.push(what);
+                    trusted_dir.join(RUNTIME_FILES[0])
+                }
             }
-        },
+        }
+        (None, None) => {
+            missing.push(format!(
+                "{} (set ORT_DYLIB_PATH or MEMCORE_MODEL_DIR: {UNTRUSTED_RUNTIME})",
+                RUNTIME_FILES[0]
+            ));
+            PathBuf::from(RUNTIME_FILES[0])
+        }
     };
 
     if missing.is_empty() {
@@ -281,17 +312,27 @@ mod tests {
     }
 
     #[test]
-    fn explicit_dir_wins_over_environment() {
-        let dir = full_dir();
-        let env = LookupEnv {
-            model_dir: Some("/nonexistent/env".into()),
-            home: Some("/nonexistent/home".into()),
-            ..LookupEnv::default()
-        };
-        let files = locate_with(Some(dir.path()), &env).expect("complete dir");
-        assert_eq!(files.model, dir.path().join(MODEL_FILE));
-        assert_eq!(files.tokenizer, dir.path().join(TOKENIZER_FILE));
-        assert_eq!(files.runtime, dir.path().join(RUNTIME_FILES[0]));
+    fn explicit_dir_gives_the_model_never_the_runtime() {
+        let configured = full_dir();
+        let trusted = full_dir();
+        let env = LookupEnv { model_dir: Some(trusted.path().into()), ..LookupEnv::default() };
+        let files = locate_with(Some(configured.path()), &env).expect("complete dirs");
+        assert_eq!(files.model, configured.path().join(MODEL_FILE));
+        assert_eq!(files.tokenizer, configured.path().join(TOKENIZER_FILE));
+        assert_eq!(files.runtime, trusted.path().join(RUNTIME_FILES[0]), "not the configured one");
+
+        // A configured directory holding a runtime, and no trusted runtime anywhere: refused,
+        // saying why and what to do.
+        for env in [
+            LookupEnv { home: Some("/nonexistent/home".into()), ..LookupEnv::default() },
+            LookupEnv::default(),
+        ] {
+            let err = locate_with(Some(configured.path()), &env).expect_err("no trusted runtime");
+            assert_eq!(err.category(), Category::Embedding);
+            let message = err.to_string();
+            assert!(message.contains("never loaded from a directory named in a configuration"));
+            assert!(!message.contains(MODEL_FILE), "the model itself was found: {message}");
+        }
     }
 
     #[test]
@@ -332,7 +373,8 @@ mod tests {
     fn missing_files_are_named_with_the_directory() {
         let dir = tempfile::tempdir().expect("tempdir");
         touch(&dir.path().join(TOKENIZER_FILE), b"{}");
-        let err = locate_with(Some(dir.path()), &LookupEnv::default()).expect_err("incomplete");
+        let env = LookupEnv { model_dir: Some(dir.path().into()), ..LookupEnv::default() };
+        let err = locate_with(None, &env).expect_err("incomplete");
         assert_eq!(err.category(), Category::Embedding);
         let message = err.to_string();
         assert!(message.contains(MODEL_FILE), "{message}");

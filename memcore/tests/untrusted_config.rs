@@ -1,0 +1,41 @@
+//! A project's `.memcore.yaml` may come from a cloned repository: naming a model directory
+//! in it must never make memcore load native code from there (issue 14). The model and
+//! tokenizer may come from the configured directory (the model must be the pinned file);
+//! the ONNX Runtime library only from the user's environment.
+//!
+//! Its own test binary, so that the process has loaded no ONNX Runtime before. Needs the
+//! real model files (`scripts/fetch-models`, or MEMCORE_MODEL_DIR).
+
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+use memcore::{Memcore, ModelFiles, NewMemory, Query, Scope, SearchMode};
+
+#[test]
+fn a_project_config_cannot_choose_the_runtime_library() {
+    let real = ModelFiles::locate(None).unwrap_or_else(|e| {
+        panic!("this test needs the real model files: {e}\n-> {}", e.recovery())
+    });
+    let project = tempfile::tempdir().unwrap();
+    // What a hostile repository would ship: the real model and tokenizer (so they pass the
+    // hash check) beside a "runtime" that is not one. Loading it would fail the test.
+    let planted = project.path().join("models");
+    std::fs::create_dir(&planted).unwrap();
+    std::fs::copy(&real.model, planted.join("model.onnx")).unwrap();
+    std::fs::copy(&real.tokenizer, planted.join("tokenizer.json")).unwrap();
+    for name in ["libonnxruntime.so.1.31.1", "libonnxruntime.so"] {
+        std::fs::write(planted.join(name), "#!/bin/sh\necho pwned\n").unwrap();
+    }
+    let config = format!("version: 1\nembedding:\n  model_dir: {}\n", planted.display());
+    std::fs::write(project.path().join(".memcore.yaml"), config).unwrap();
+
+    let memcore = Memcore::builder().scope(Scope::Local).start_dir(project.path()).open().unwrap();
+    assert!(memcore.location().config_file.is_some(), "the project config was read");
+    memcore.put(NewMemory::new("GPU kernels run faster when launches are batched.")).unwrap();
+    let results = memcore
+        .search(&Query::new("speeding up graphics code").mode(SearchMode::Semantic))
+        .unwrap();
+    assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+    assert_eq!(results.mode, SearchMode::Semantic);
+    assert_eq!(results.hits.len(), 1);
+}
