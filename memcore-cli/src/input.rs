@@ -19,16 +19,33 @@ pub(crate) fn name(path: &Path) -> String {
     if is_stdin(path) { "standard input".to_owned() } else { path.display().to_string() }
 }
 
-/// The text of the file at `path`, or of standard input when `path` is `-`.
-pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
-    if is_stdin(path) {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|err| Failure::unreadable(Path::new("standard input"), &err))?;
-        return Ok(text);
+/// Room for frontmatter beside the content when a markdown file is read as a memory.
+pub(crate) const FRONTMATTER_ALLOWANCE: u64 = 64 * 1024;
+
+/// The text of the file at `path`, or of standard input when `path` is `-`, read up to
+/// `limit` bytes: more is a validation error (exit 3) naming the limit, so a runaway input
+/// (`/dev/zero`, a wrong file) is never read whole. `what` says what the limit is for.
+pub(crate) fn read_text(path: &Path, limit: u64, what: &str) -> Result<String, Failure> {
+    let unreadable = |err: &std::io::Error| Failure::unreadable(Path::new(&name(path)), err);
+    let mut bytes = Vec::new();
+    let read = if is_stdin(path) {
+        std::io::stdin().take(limit + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|file| file.take(limit + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|err| unreadable(&err))?;
+    if bytes.len() as u64 > limit {
+        return Err(memcore::Error::validation(
+            format!("{} is larger than {limit} bytes, the most {what}", name(path)),
+            "give a smaller input (split the content into several memories), or raise \
+             limits.max_content_bytes in the store's config",
+        )
+        .into());
     }
-    std::fs::read_to_string(path).map_err(|err| Failure::unreadable(path, &err))
+    String::from_utf8(bytes).map_err(|err| {
+        let err = std::io::Error::new(std::io::ErrorKind::InvalidData, err);
+        unreadable(&err)
+    })
 }
 
 /// Parses `--metadata`: a JSON object whose keys become extra frontmatter keys.
@@ -56,7 +73,7 @@ mod tests {
 
     #[test]
     fn a_missing_file_is_a_usage_failure_naming_it() {
-        let failure = read_text(Path::new("/nonexistent/notes.md")).unwrap_err();
+        let failure = read_text(Path::new("/nonexistent/notes.md"), 10, "x").unwrap_err();
         assert_eq!(failure.category(), "USAGE");
         assert!(failure.message().contains("/nonexistent/notes.md"));
     }

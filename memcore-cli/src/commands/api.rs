@@ -11,13 +11,17 @@ use crate::failure::Failure;
 use crate::input;
 use crate::output::Output;
 
+/// The largest request `call` reads from standard input: 256 MiB (a batch of thousands of
+/// memories at the default content limit).
+const MAX_REQUEST_BYTES: u64 = 256 * 1024 * 1024;
+
 /// The request record of `call`: its JSON argument, standard input for `-`, else `{}`. The
 /// operation's name is checked first, so a typo opens no store.
 pub(super) fn request(args: &CallArgs) -> Result<Value, Failure> {
     operation(&args.operation)?;
     let text = match args.request.as_deref() {
         None => return Ok(json!({})),
-        Some("-") => input::read_text(Path::new("-"))?,
+        Some("-") => input::read_text(Path::new("-"), MAX_REQUEST_BYTES, "a request may have")?,
         Some(text) => text.to_owned(),
     };
     serde_json::from_str(&text).map_err(|err| {

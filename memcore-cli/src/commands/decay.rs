@@ -80,7 +80,7 @@ pub(super) fn keepit(
 ) -> Result<(), Failure> {
     match command {
         KeepitCommand::List(args) => {
-            let markers = memcore.keepit_markers(&source(&args)?)?;
+            let markers = memcore.keepit_markers(&source(memcore, &args)?)?;
             if out.json() {
                 return out.print_json(&serde_json::json!({ "markers": markers }));
             }
@@ -107,7 +107,7 @@ pub(super) fn keepit(
             report(out, &format!("marker {} set in", args.index), &memory)
         }
         KeepitCommand::Preview(args) => {
-            let mut request = KeepitPreviewRequest::new(source(&args.source)?, args.ratio);
+            let mut request = KeepitPreviewRequest::new(source(memcore, &args.source)?, args.ratio);
             request.aggressiveness = args.aggressiveness;
             request.max_distance = args.max_distance;
             let preview = memcore.keepit_preview(&request)?;
@@ -145,10 +145,13 @@ pub(super) fn keepit(
     }
 }
 
-/// The source the arguments name: a memory, or a file's text.
-fn source(args: &KeepitSourceArgs) -> Result<KeepitSource, Failure> {
+/// The source the arguments name: a memory, or a file's text (up to the content limit).
+fn source(memcore: &Memcore, args: &KeepitSourceArgs) -> Result<KeepitSource, Failure> {
     Ok(match (&args.reference, &args.text) {
-        (_, Some(path)) => KeepitSource::text(input::read_text(path)?),
+        (_, Some(path)) => {
+            let limit = super::write::content_limit(memcore);
+            KeepitSource::text(input::read_text(path, limit, "a text may have")?)
+        }
         (Some(reference), None) => KeepitSource::memory(reference.parse::<MemoryRef>()?),
         (None, None) => KeepitSource::default(),
     })

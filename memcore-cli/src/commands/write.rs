@@ -19,6 +19,11 @@ pub(super) fn report(out: &mut Output, done: &str, memory: &Memory) -> Result<()
     out.confirm(&format!("{done} {reference} (version {})", memory.version))
 }
 
+/// The store's content limit, in bytes.
+pub(super) fn content_limit(memcore: &Memcore) -> u64 {
+    memcore.config().limits.max_content_bytes as u64
+}
+
 /// `put FILE...`: stores one memory per file in one batch, upserting unless
 /// `--create-only`, at `--commit` when given; options override each file's frontmatter.
 /// With `--json`, one FILE prints the memory and several `{"memories": [...]}`.
@@ -36,8 +41,12 @@ pub(super) fn put(memcore: &Memcore, args: PutArgs, out: &mut Output) -> Result<
             "give `-` once; standard input holds one memory",
         ));
     }
-    let memories =
-        args.files.iter().map(|file| new_memory(file, &args)).collect::<Result<Vec<_>, _>>()?;
+    let limit = content_limit(memcore) + input::FRONTMATTER_ALLOWANCE;
+    let memories = args
+        .files
+        .iter()
+        .map(|file| new_memory(file, &args, limit))
+        .collect::<Result<Vec<_>, _>>()?;
     let mode = if args.create_only { PutMode::CreateOnly } else { PutMode::Upsert };
     let stored = match &args.commit {
         Some(rev) => memcore.put_many_at(memories, rev, mode)?,
@@ -52,8 +61,9 @@ pub(super) fn put(memcore: &Memcore, args: PutArgs, out: &mut Output) -> Result<
 
 /// The memory in `file` (`-` for standard input) with the options of `args` over its
 /// frontmatter; a frontmatter error names the file.
-fn new_memory(file: &Path, args: &PutArgs) -> Result<NewMemory, Failure> {
-    let mut memory = NewMemory::from_markdown(&input::read_text(file)?).map_err(|err| {
+fn new_memory(file: &Path, args: &PutArgs, limit: u64) -> Result<NewMemory, Failure> {
+    let text = input::read_text(file, limit, "a memory file may have")?;
+    let mut memory = NewMemory::from_markdown(&text).map_err(|err| {
         memcore::Error::validation(format!("{}: {err}", input::name(file)), err.recovery())
     })?;
     memory.id = args.id.clone().or(memory.id);
@@ -74,7 +84,11 @@ fn new_memory(file: &Path, args: &PutArgs) -> Result<NewMemory, Failure> {
 pub(super) fn update(memcore: &Memcore, args: UpdateArgs, out: &mut Output) -> Result<(), Failure> {
     let mut change = MemoryUpdate::new();
     if let Some(path) = &args.content {
-        change = change.content(input::read_text(path)?);
+        change = change.content(input::read_text(
+            path,
+            content_limit(memcore),
+            "a memory's content may have",
+        )?);
     }
     if let Some(tags) = args.tags {
         change = change.tags(tags).merge_tags(args.merge_tags);

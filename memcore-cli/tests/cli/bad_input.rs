@@ -153,3 +153,18 @@ fn hydrating_a_file_store_beyond_the_summary_or_putting_at_a_commit_is_unsupport
     assert!(error["recovery"].as_str().unwrap().contains("git-notes"), "{error}");
     assert!(sandbox.memory_snapshot() == before, "no memory written");
 }
+
+/// Input is read up to a limit, never whole: `/dev/zero` or an oversized stdin is a
+/// validation error naming the limit, and nothing is written.
+#[test]
+fn oversized_input_is_refused_without_reading_it_all() {
+    let sandbox = with_one_memory();
+    let error = sandbox.rejected(&["put", "/dev/zero"], "", 3);
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("/dev/zero is larger than"), "{message}");
+    assert!(error["recovery"].as_str().unwrap().contains("max_content_bytes"), "{error}");
+    let big = "x".repeat(100 * 1024 + 1);
+    let error = sandbox.rejected(&["update", "keep", "--content", "-"], &big, 3);
+    assert!(error["message"].as_str().unwrap().contains("standard input is larger"), "{error}");
+    sandbox.rejected(&["keepit", "list", "--text", "/dev/zero"], "", 3);
+}
