@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use memcore::api::OPERATIONS;
 use memcore::{Backend, MemoryRef, Scope};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeWarning, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use serde_json::{Map, Value, json};
@@ -669,6 +669,9 @@ fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
 /// `backend` overrides the store's config (`backend:` in its `config.yaml` or
 /// `.memcore.yaml`): `"file"` (markdown files) or `"git-notes"` (git notes in the repository
 /// holding the directory, which needs a first commit before anything is stored).
+///
+/// An index found damaged is rebuilt from the store while opening, with a `RuntimeWarning`
+/// saying so (the disk or a tool damaged something).
 #[pyfunction]
 #[pyo3(signature = (path=None, *, scope="auto", start_dir=None, backend=None))]
 fn open(
@@ -709,6 +712,12 @@ fn open(
         }
         builder.open()
     })?;
+    // Damage repaired on the way (an index rebuilt because it was unreadable) is a Python
+    // warning, so the user learns that the disk or a tool damaged something.
+    for work in core.opened_with().iter().filter(|work| work.is_repair()) {
+        let message = std::ffi::CString::new(work.to_string()).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &message, 1)?;
+    }
     let location = core.location();
     Ok(PyMemcore {
         root: location.root.clone(),

@@ -272,3 +272,14 @@ def test_with_the_model_verify_checks_the_vectors_and_repair_embeds(store_path: 
         }
         assert calls[0] == (0, 2) and calls[-1] == (2, 2)
         assert store.verify().consistent
+
+
+def test_a_damaged_index_is_rebuilt_on_open_with_a_warning(store_path: Path) -> None:
+    with memcore.open(store_path) as store:
+        store.put("Prefer Metal on Apple silicon.", id="gpu")
+    (store_path / ".memcore" / "index" / "text" / "meta.json").write_text("garbage")
+    with pytest.warns(RuntimeWarning, match="damaged and was rebuilt"):
+        reopened = memcore.open(store_path)
+    with reopened:
+        assert found(reopened, "metal") == ["memory/gpu"]
+        assert is_clean(reopened.verify().indexes["text"])

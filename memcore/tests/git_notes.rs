@@ -200,7 +200,11 @@ fn notes_fetched_from_another_clone_show_up_after_a_sync() {
     let clone = Repository::clone(origin.path().to_str().unwrap(), clone_dir.path()).unwrap();
     fetch_notes(&clone, origin.path());
     let b = open(clone_dir.path()); // syncs on open
-    assert_eq!(b.opened_with(), [Maintenance::Rebuilt { memories: 1 }], "a new index");
+    assert_eq!(
+        b.opened_with(),
+        [Maintenance::Rebuilt { memories: 1, damaged: false }],
+        "a new index"
+    );
     let trunk = Query::new("trunk development").mode(SearchMode::Text);
     assert_eq!(b.search(&trunk).unwrap().hits.len(), 1);
 

@@ -53,14 +53,28 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
     }
 }
 
+/// Tells what index work memcore did on the way: a repair of damage always (a warning), the
+/// rest with `-v` (notes).
+fn tell_maintenance(work: &[memcore::Maintenance], out: &mut Output) {
+    for work in work {
+        if work.is_repair() {
+            out.warn(&work.to_string());
+        } else if out.verbose() {
+            out.note(&work.to_string());
+        }
+    }
+}
+
 /// Opens the store (syncing a git-notes store with what changed behind memcore's back); with
 /// `-v` says which one.
 fn open(global: &GlobalArgs, out: &mut Output) -> Result<Memcore, Failure> {
     Ok(announce(store::open(global, true)?, out))
 }
 
-/// With `-v`, says which store `memcore` is and where its settings come from.
+/// Says what opening had to repair (an index rebuilt: always, as a warning); with `-v`, which
+/// store `memcore` is, where its settings come from and any other work opening did.
 fn announce(memcore: Memcore, out: &mut Output) -> Memcore {
+    tell_maintenance(memcore.opened_with(), out);
     if out.verbose() {
         let location = memcore.location();
         let settings = match &location.config_file {

@@ -33,6 +33,7 @@ pub(super) fn run(memcore: &Memcore, args: SearchArgs, out: &mut Output) -> Resu
     for warning in &results.warnings {
         out.warn(warning);
     }
+    super::tell_maintenance(&results.maintenance, out);
     if results.hits.is_empty() {
         out.note("no memories match");
         return Ok(());

@@ -105,3 +105,32 @@ fn model_says_how_to_fetch_missing_files() {
         .code(5)
         .stderr(contains("sha256").and(contains("hint:")));
 }
+
+/// A damaged index is rebuilt on open and the user is told (a warning, even without `-v`);
+/// building the index of a new or hand-made store is routine and says so only with `-v`.
+#[test]
+fn a_damaged_index_rebuilt_on_open_is_reported() {
+    let sandbox = Sandbox::new();
+    // A hand-made store: markdown files, no index yet.
+    let notes = sandbox.store().join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("hand.md"), "---\ntitle: Hand made\n---\nWritten by hand.\n")
+        .unwrap();
+    sandbox.run(&["list"]).assert().success().stderr(predicate::str::is_empty());
+    std::fs::remove_dir_all(sandbox.store().join(".memcore/index/text")).unwrap();
+    sandbox
+        .run(&["list", "-v"])
+        .assert()
+        .success()
+        .stderr(contains("built the full-text index from the store (1 memories)"));
+
+    // Damage: a file of the index overwritten with garbage.
+    std::fs::write(sandbox.store().join(".memcore/index/text/meta.json"), "garbage").unwrap();
+    sandbox
+        .run(&["get", "hand"])
+        .assert()
+        .success()
+        .stderr(contains("warning: the full-text index was damaged and was rebuilt"));
+    sandbox.run(&["list"]).assert().success().stderr(predicate::str::is_empty());
+    sandbox.run(&["verify"]).assert().success();
+}

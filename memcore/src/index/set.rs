@@ -22,8 +22,10 @@ pub(crate) struct IndexSet {
 pub(crate) struct Opened {
     /// The indexes.
     pub(crate) set: IndexSet,
-    /// The full-text index was missing (first open) or damaged and starts empty.
-    pub(crate) needs_rebuild: bool,
+    /// The full-text index was missing (first open, or deleted) and starts empty.
+    pub(crate) missing: bool,
+    /// The full-text index was there but could not be opened, and starts empty.
+    pub(crate) damaged: bool,
 }
 
 impl IndexSet {
@@ -34,10 +36,10 @@ impl IndexSet {
         let missing = !text_dir.exists();
         let (text, damaged) = match TextIndex::open(&text_dir) {
             Ok(text) => (text, false),
-            Err(_) => (TextIndex::create_fresh(&text_dir)?, true),
+            Err(_) => (TextIndex::create_fresh(&text_dir)?, !missing),
         };
         let vectors = SemanticIndex::new(&dir.join("vectors"), embedder);
-        Ok(Opened { set: Self { text, vectors }, needs_rebuild: missing || damaged })
+        Ok(Opened { set: Self { text, vectors }, missing, damaged })
     }
 
     /// Every index, the reference index (full text) first.

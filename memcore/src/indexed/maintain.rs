@@ -42,10 +42,13 @@ pub enum Maintenance {
         /// Entries without a memory, removed.
         removed: usize,
     },
-    /// The full-text index was missing or damaged and was rebuilt from the store.
+    /// The full-text index was missing (a new store, or deleted) or damaged, and was
+    /// rebuilt from the store.
     Rebuilt {
         /// Memories indexed.
         memories: usize,
+        /// Whether it was there but unreadable: something damaged it.
+        damaged: bool,
     },
     /// Changes made behind memcore's back (git notes fetched from another clone) were brought
     /// into the indexes, as [`crate::Memcore::sync`] does.
@@ -55,6 +58,44 @@ pub enum Maintenance {
         /// Whether the whole store was compared instead of only what changed.
         full: bool,
     },
+}
+
+impl Maintenance {
+    /// Whether this work repaired damage (an index that was there but unreadable, rebuilt),
+    /// which a user should hear about even when not asking for details: the disk or a tool
+    /// damaged something.
+    pub fn is_repair(&self) -> bool {
+        matches!(self, Self::Rebuilt { damaged: true, .. })
+    }
+}
+
+impl std::fmt::Display for Maintenance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Replayed { memories } => write!(
+                f,
+                "finished the index work an interrupted writer left ({memories} memories)"
+            ),
+            Self::CaughtUp { index, indexed, removed } => write!(
+                f,
+                "brought the {index} index level with the store ({indexed} indexed, {removed} \
+                 removed)"
+            ),
+            Self::Rebuilt { memories, damaged: true } => write!(
+                f,
+                "the full-text index was damaged and was rebuilt from the store ({memories} \
+                 memories): check the disk, and whether a tool changed files in .memcore/"
+            ),
+            Self::Rebuilt { memories, damaged: false } => {
+                write!(f, "built the full-text index from the store ({memories} memories)")
+            }
+            Self::Synced { memories, full } => write!(
+                f,
+                "indexed changes made outside memcore ({memories} memories{})",
+                if *full { ", whole store compared" } else { "" }
+            ),
+        }
+    }
 }
 
 impl IndexedStore {

@@ -54,9 +54,9 @@ impl IndexedStore {
         let journal = Journal::open(&dir.join("journal"))?;
         let opened = IndexSet::open(&dir, embedder)?;
         let indexed = Self { store, indexes: opened.set, lock, journal, dir };
-        let done = if opened.needs_rebuild {
+        let done = if opened.missing || opened.damaged {
             let report = indexed.reindex(&mut |_| {})?;
-            vec![Maintenance::Rebuilt { memories: report.memories }]
+            vec![Maintenance::Rebuilt { memories: report.memories, damaged: opened.damaged }]
         } else {
             indexed.replay()?.into_iter().collect()
         };
