@@ -477,6 +477,13 @@ impl PyMemcore {
         self.call_record(py, "search", request, "SearchResults")
     }
 
+    /// What opening the store did to its indexes, as dicts (`kind`: `rebuilt` with
+    /// `damaged`, `replayed`, `caught_up`, `synced`); empty when they were in order.
+    fn opened_with(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let result = self.call_json(py, "opened", json!({}))?;
+        json_to_py(py, &result["maintenance"]).map(Bound::unbind)
+    }
+
     /// Counts the memories by collection and status.
     fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.call_record(py, "stats", json!({}), "Stats")

@@ -281,5 +281,6 @@ def test_a_damaged_index_is_rebuilt_on_open_with_a_warning(store_path: Path) -> 
     with pytest.warns(RuntimeWarning, match="damaged and was rebuilt"):
         reopened = memcore.open(store_path)
     with reopened:
+        assert reopened.opened_with() == [{"kind": "rebuilt", "memories": 1, "damaged": True}]
         assert found(reopened, "metal") == ["memory/gpu"]
         assert is_clean(reopened.verify().indexes["text"])

@@ -88,6 +88,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "verify": lambda s, r: s.verify(),
     "repair": lambda s, r: s.repair(),
     "reindex": lambda s, r: s.reindex(),
+    "opened": lambda s, r: {"maintenance": s.opened_with()},
     "sync": lambda s, r: s.sync(),
     "transition": lambda s, r: s.transition(r["ref"], r["status"]),
     "lifecycle": lambda s, r: s.process_lifecycle(**r),

@@ -735,6 +735,8 @@ class Memcore:
         recency: Mapping[str, float | bool | None] | None = None,
     ) -> SearchResults:
         """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
+    def opened_with(self) -> builtins.list[dict[str, Any]]:
+        """What opening the store did to its indexes (`kind`: rebuilt, replayed, ...)."""
     def stats(self) -> Stats:
         """Counts the memories by collection and status."""
     def reindex(self, progress: Callable[[int, int], object] | None = None) -> ReindexReport:

@@ -38,7 +38,7 @@ use serde_json::Value;
 pub use self::operations::OPERATIONS;
 pub use self::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
+    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
 };
 use crate::{Error, Memcore, Memory, Result};
 

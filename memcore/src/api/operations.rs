@@ -4,7 +4,7 @@
 
 use super::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
+    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
 };
 use super::{Operation, OperationEntry};
 use crate::decay::{
@@ -31,6 +31,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Diff>(),
     OperationEntry::of::<Hydrate>(),
     OperationEntry::of::<StatsOp>(),
+    OperationEntry::of::<Opened>(),
     OperationEntry::of::<Verify>(),
     OperationEntry::of::<Repair>(),
     OperationEntry::of::<Reindex>(),
@@ -164,6 +165,15 @@ operation! {
     /// `stats`: [`Memcore::stats`].
     StatsOp = "stats", "Count the store's memories by collection and status",
     |memcore, _request: NoArguments| -> Stats { memcore.stats() }
+}
+
+operation! {
+    /// `opened`: [`Memcore::opened_with`].
+    Opened = "opened",
+    "Say what opening the store did to its indexes (a damaged index rebuilt, a crash replayed)",
+    |memcore, _request: NoArguments| -> OpenedResult {
+        Ok(OpenedResult { maintenance: memcore.opened_with().to_vec() })
+    }
 }
 
 operation! {

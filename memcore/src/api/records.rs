@@ -135,6 +135,15 @@ pub struct HydrateRequest {
 #[non_exhaustive]
 pub struct NoArguments {}
 
+/// What `opened` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct OpenedResult {
+    /// The index work opening the store did (see [`crate::Memcore::opened_with`]); a
+    /// `rebuilt` entry with `damaged: true` means something damaged the index.
+    pub maintenance: Vec<crate::Maintenance>,
+}
+
 /// What `collections` returns.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[non_exhaustive]
