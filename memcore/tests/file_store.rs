@@ -179,3 +179,35 @@ fn list_filters_offset_and_limit() {
     assert_eq!(ids(&ListOptions::new().collection("memory").limit(3)), ["m0", "m1", "m2"]);
     assert!(ids(&ListOptions::new().collection("empty")).is_empty());
 }
+
+/// Temp files an interrupted write left (each a complete memory's text) are removed by
+/// `repair`, wherever in the store they are; nothing else is touched.
+#[test]
+fn repair_removes_the_temp_files_of_interrupted_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    memcore.put(NewMemory::new("v1").id("note")).unwrap();
+    memcore.update("note", MemoryUpdate::new().content("v2")).unwrap();
+    let root = dir.path().join("store");
+    let planted = [
+        root.join("memory/.tmp-AbC123"),
+        root.join("memory/.versions/note/.tmp-XyZ789"),
+        root.join(".trash/memory/.tmp-Q1"),
+    ];
+    for path in &planted {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "---\nid: note\n---\nsecret text of a crashed write\n").unwrap();
+    }
+    // Not a leftover: the index's own files and a .git directory are never swept.
+    let git_file = root.join(".git/.tmp-keep");
+    fs::create_dir_all(git_file.parent().unwrap()).unwrap();
+    fs::write(&git_file, "x").unwrap();
+
+    let report = memcore.repair().unwrap();
+    assert_eq!(report.leftovers, 3);
+    assert!(planted.iter().all(|path| !path.exists()));
+    assert!(git_file.exists());
+    assert_eq!(memcore.get("note").unwrap().content, "v2");
+    assert_eq!(memcore.versions("note").unwrap().len(), 2);
+    assert_eq!(memcore.repair().unwrap().leftovers, 0);
+}

@@ -88,9 +88,13 @@ pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
         return out.print_json(&report);
     }
     out.confirm(&format!(
-        "re-indexed {}, removed {} orphaned index entries",
+        "re-indexed {}, removed {} orphaned index entries{}",
         memories(report.reindexed),
-        report.removed
+        report.removed,
+        match report.leftovers {
+            0 => String::new(),
+            n => format!(" and {n} temp files interrupted writes left"),
+        }
     ))
 }
 

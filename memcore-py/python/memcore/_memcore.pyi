@@ -355,6 +355,9 @@ class RepairReport(Record):
     def removed(self) -> int: ...
     @property
     def indexes(self) -> dict[str, IndexRepair]: ...
+    @property
+    def leftovers(self) -> int:
+        """Temp files interrupted writes left in the store, removed."""
 
 @final
 class IndexRebuild(Record):

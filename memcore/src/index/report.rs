@@ -134,6 +134,9 @@ pub struct RepairReport {
     pub removed: usize,
     /// Each index by name.
     pub indexes: BTreeMap<String, IndexRepair>,
+    /// Temp files that interrupted writes left in the store (each holding a memory's text),
+    /// removed.
+    pub leftovers: usize,
 }
 
 /// What [`crate::Memcore::reindex`] did to one index.

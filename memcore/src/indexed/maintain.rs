@@ -271,8 +271,9 @@ impl IndexedStore {
 
     /// Fixes whatever [`IndexedStore::verify`] finds, index by index.
     pub(crate) fn repair(&self) -> Result<RepairReport> {
+        let mut repair =
+            RepairReport { leftovers: self.store.remove_leftovers()?, ..RepairReport::default() };
         let report = self.verify()?;
-        let mut repair = RepairReport::default();
         if report.is_consistent() {
             return Ok(repair);
         }

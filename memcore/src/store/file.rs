@@ -516,6 +516,43 @@ impl MemoryStore for FileStore {
         Ok(stored)
     }
 
+    /// Every writer of this store holds its lock while its temp files exist, so under the
+    /// lock any temp file is a leftover of a writer that died. Walks the collections, their
+    /// history and the trash (never following symbolic links), not the private directory or a
+    /// `.git` directory.
+    fn remove_leftovers(&self) -> Result<usize> {
+        let _guard = self.lock.acquire()?;
+        let mut removed = 0;
+        let mut dirs = vec![self.root.clone()];
+        while let Some(dir) = dirs.pop() {
+            let entries = match fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(format!("reading {}", dir.display()), e)),
+            };
+            for entry in entries {
+                let entry =
+                    entry.map_err(|e| Error::io(format!("reading {}", dir.display()), e))?;
+                let path = entry.path();
+                let kind = entry
+                    .file_type()
+                    .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+                if kind.is_dir() {
+                    if path != self.private_dir && entry.file_name() != ".git" {
+                        dirs.push(path);
+                    }
+                } else if kind.is_file()
+                    && entry.file_name().to_string_lossy().starts_with(fsutil::TEMP_PREFIX)
+                {
+                    fs::remove_file(&path)
+                        .map_err(|e| Error::io(format!("removing {}", path.display()), e))?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
         let (collection, id) = (reference.collection(), reference.id());
         if let Some(c) = collection {

@@ -166,6 +166,13 @@ pub trait MemoryStore: Send + Sync + Debug {
         Ok(stored)
     }
 
+    /// Removes what interrupted writes left behind (temp files, each holding a memory's
+    /// text), under the store's writer lock so that no write in progress is touched; returns
+    /// how many. Stores that leave nothing behind keep this default, which removes nothing.
+    fn remove_leftovers(&self) -> Result<usize> {
+        Ok(0)
+    }
+
     /// Moves the memory to the trash, from where [`MemoryStore::restore`] brings it back.
     fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry>;
 
