@@ -219,7 +219,9 @@ def test_report_reprs_and_dicts(notes: memcore.Memcore) -> None:
 
     repaired = notes.repair()
     assert repr(repaired) == "RepairReport(reindexed=0, removed=1)"
-    assert repaired.to_dict() == {"reindexed": 0, "removed": 1, "indexes": {"text": {"reindexed": 0, "removed": 1}}}
+    assert repaired.to_dict() == {
+        "reindexed": 0, "removed": 1, "leftovers": 0, "indexes": {"text": {"reindexed": 0, "removed": 1}}
+    }
     assert repr(repaired.indexes["text"]) == "IndexRepair(reindexed=0, removed=1)"
     assert repaired != notes.repair()
     assert notes.repair() == notes.repair()

@@ -211,3 +211,33 @@ fn repair_removes_the_temp_files_of_interrupted_writes() {
     assert_eq!(memcore.versions("note").unwrap().len(), 2);
     assert_eq!(memcore.repair().unwrap().leftovers, 0);
 }
+
+/// Every file memcore makes, the derived indexes' included, is readable by its owner only:
+/// they all hold memory text (tantivy creates its segments world-readable on its own).
+#[test]
+fn every_file_in_the_store_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    memcore.put(NewMemory::new("secret plans").id("plans")).unwrap();
+    memcore.update("plans", MemoryUpdate::new().content("more secret plans")).unwrap();
+    memcore.delete("plans").unwrap();
+    memcore.put(NewMemory::new("another").id("other")).unwrap();
+    let mut dirs = vec![dir.path().join("store")];
+    let mut files = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            let mode = meta.permissions().mode() & 0o777;
+            if meta.is_dir() {
+                assert_eq!(mode, 0o700, "{}", path.display());
+                dirs.push(path);
+            } else {
+                assert_eq!(mode, 0o600, "{}", path.display());
+                files += 1;
+            }
+        }
+    }
+    assert!(files > 10, "the index files were checked too ({files} files)");
+}

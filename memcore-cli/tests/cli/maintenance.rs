@@ -42,7 +42,7 @@ fn verify_finds_hand_edits_repair_fixes_them_reindex_rebuilds() {
     let repaired = sandbox.json(&["repair"]);
     assert_eq!(
         repaired,
-        serde_json::json!({"reindexed": 1, "removed": 1,
+        serde_json::json!({"reindexed": 1, "removed": 1, "leftovers": 0,
                            "indexes": {"text": {"reindexed": 1, "removed": 1}}})
     );
     sandbox.run(&["verify"]).assert().success().stdout(contains("text index: consistent"));

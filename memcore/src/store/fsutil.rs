@@ -37,6 +37,25 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     sync_dir(path.parent().unwrap_or(Path::new(".")))
 }
 
+/// Makes every regular file directly in `dir` readable and writable by its owner only
+/// (0600), for files a library created with the default mode (tantivy's segments).
+pub(crate) fn restrict_files(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let failed = |e| Error::io(format!("restricting the files of {}", dir.display()), e);
+    for entry in fs::read_dir(dir).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        // A file removed meanwhile (a merged segment) needs nothing.
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_file() && meta.permissions().mode() & 0o077 != 0 {
+            match fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(failed(e)),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to a private temp file beside `path`, without syncing: the first half of a
 /// batched atomic write. Sync the file system, then [`tempfile::TempPath::persist`] it.
 pub(crate) fn write_temp(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath> {

@@ -3,6 +3,7 @@
 //! tantivy's writer lock, and the file locks that keep creating and wiping an index safe.
 
 use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -118,6 +119,8 @@ impl TextBatch<'_> {
             self.writer
                 .wait_merging_threads()
                 .map_err(|e| failed("merging full-text index segments", e))?;
+            // tantivy creates its segment files world-readable; they hold memory text.
+            crate::store::fsutil::restrict_files(&index.dir)?;
             index.reader.reload().map_err(|e| failed("reloading the full-text index", e))
         })
     }
@@ -130,6 +133,7 @@ fn lock_file(dir: &Path, name: &str) -> Result<File> {
         .write(true)
         .create(true)
         .truncate(false)
+        .mode(0o600)
         .open(&path)
         .map_err(|e| Error::io(format!("opening lock file {}", path.display()), e))
 }
