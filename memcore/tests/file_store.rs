@@ -241,3 +241,19 @@ fn every_file_in_the_store_is_private() {
     }
     assert!(files > 10, "the index files were checked too ({files} files)");
 }
+
+/// A file saved with a UTF-8 byte order mark (some Windows editors) keeps its frontmatter as
+/// frontmatter, not as content.
+#[test]
+fn a_byte_order_mark_does_not_turn_frontmatter_into_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    let path = file(dir.path(), "notes", "bom");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, "\u{feff}---\ntitle: With BOM\ntags: [a]\n---\nBody text.\n").unwrap();
+    let memory = memcore.get("notes/bom").unwrap();
+    assert_eq!((memory.title.as_str(), memory.content.as_str()), ("With BOM", "Body text.\n"));
+    assert_eq!(memory.tags, ["a"]);
+    let listing = memcore.list(&ListOptions::new().filter("tags=a").unwrap()).unwrap();
+    assert_eq!(listing.memories.len(), 1);
+}

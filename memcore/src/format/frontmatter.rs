@@ -65,7 +65,10 @@ pub(crate) type ParseResult<T> = std::result::Result<T, ParseError>;
 /// The frontmatter starts on line 2 of the file (line 1 is `---`).
 const YAML_FIRST_LINE: usize = 2;
 
+/// Splits a file into its frontmatter YAML (if it opens with `---`) and its body. A UTF-8 byte
+/// order mark before the `---` (some Windows editors write one) is not content: it is dropped.
 fn split(text: &str) -> ParseResult<Document<'_>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
         return Ok(Document { yaml: None, body: text });
     };
@@ -497,5 +500,19 @@ mod tests {
         assert_eq!(new.metadata["foo"], serde_json::json!("bar"));
         assert_eq!(new.content, "# T\n");
         assert!(parse_new_memory("---\n[\n---\n").is_err());
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_frontmatter_is_not_content() {
+        let text = "\u{feff}---\r\ntitle: With BOM\r\ntags: [a]\r\n---\r\nBody text.\r\n";
+        let new = parse_new_memory(text).unwrap();
+        assert_eq!(
+            (new.title.as_deref(), new.tags.as_slice()),
+            (Some("With BOM"), &["a".to_owned()][..])
+        );
+        assert_eq!(new.content, "Body text.\r\n");
+        // Without frontmatter the mark is dropped too; elsewhere it is text.
+        assert_eq!(parse_new_memory("\u{feff}just text").unwrap().content, "just text");
+        assert_eq!(parse_new_memory("a\u{feff}b").unwrap().content, "a\u{feff}b");
     }
 }
