@@ -70,6 +70,7 @@ mod error;
 mod filter;
 mod format;
 mod git;
+mod hex;
 mod index;
 mod indexed;
 mod memcore;

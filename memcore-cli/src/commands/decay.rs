@@ -7,7 +7,7 @@ use super::write::report;
 use crate::cli::{KeepitCommand, KeepitSourceArgs, LifecycleCommand, StatusArgs};
 use crate::failure::Failure;
 use crate::input;
-use crate::output::{Output, memories};
+use crate::output::{Output, memories, serde_name};
 
 /// `status REF STATUS`: moves the memory to another status.
 pub(super) fn status(
@@ -91,7 +91,7 @@ pub(super) fn keepit(
             let rows: Vec<Vec<String>> = markers
                 .iter()
                 .map(|m| {
-                    let level = m.level.map(|l| output_name(&l)).unwrap_or_default();
+                    let level = m.level.map(|l| serde_name(&l)).unwrap_or_default();
                     vec![
                         m.index.to_string(),
                         format!("{:.2}", m.weight),
@@ -117,7 +117,7 @@ pub(super) fn keepit(
             out.confirm(&format!(
                 "ratio {}:1, {}; thresholds {}",
                 preview.ratio,
-                output_name(&preview.aggressiveness),
+                serde_name(&preview.aggressiveness),
                 preview
                     .thresholds
                     .iter()
@@ -164,9 +164,4 @@ fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("{}...", &line[..cut]),
         None => line.to_owned(),
     }
-}
-
-/// How memcore spells an enum value.
-fn output_name<T: serde::Serialize>(value: &T) -> String {
-    crate::output::serde_name(value)
 }

@@ -119,7 +119,7 @@ pub(crate) fn original(memory: &Memory) -> Result<Option<String>> {
 
 /// SHA-256 of `bytes`, lower-case hex.
 fn hex_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&Sha256::digest(bytes))
 }
 
 #[cfg(test)]

@@ -146,7 +146,8 @@ struct FoundTag {
 
 /// The tags of `text` outside markdown code, in order.
 fn tags(text: &str) -> Vec<FoundTag> {
-    if !text.as_bytes().windows(2).any(|pair| pair == b"##") {
+    // Markdown is parsed for its code only when a tag may be there (headings are `##` too).
+    if !TAG_START.is_match(text) {
         return Vec::new();
     }
     let code = code_ranges(text);
@@ -207,6 +208,12 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
 /// # Ok::<(), memcore::Error>(())
 /// ```
 pub fn extract_markers(text: &str) -> Result<Vec<KeepitMarker>> {
+    Ok(markers_of(text, &well_formed_tags(text)?))
+}
+
+/// The tags of `text` outside code, or a validation error naming the first malformed one and
+/// its character position.
+fn well_formed_tags(text: &str) -> Result<Vec<FoundTag>> {
     let tags = tags(text);
     if let Some(bad) = tags.iter().find(|tag| tag.weight.is_none()) {
         let found = &text[bad.span.clone()];
@@ -219,14 +226,7 @@ pub fn extract_markers(text: &str) -> Result<Vec<KeepitMarker>> {
              the text in `code` if it is not a marker",
         ));
     }
-    Ok(markers_of(text, &tags))
-}
-
-/// The well-formed markers of `text`, skipping malformed tags (for deciding whether a memory
-/// is pinned, where one bad tag must not hide the others).
-pub(crate) fn lenient_markers(text: &str) -> Vec<KeepitMarker> {
-    let tags: Vec<FoundTag> = tags(text).into_iter().filter(|tag| tag.weight.is_some()).collect();
-    markers_of(text, &tags)
+    Ok(tags)
 }
 
 /// The markers of well-formed `tags` of `text`.
@@ -269,8 +269,9 @@ impl CharCounter {
 }
 
 /// Whether `text` pins itself with a `##keepit1.00##` marker outside code.
+/// Malformed tags are skipped here, so that one bad tag does not hide a pin.
 pub(crate) fn has_pinned_marker(text: &str) -> bool {
-    lenient_markers(text).iter().any(KeepitMarker::is_pinned)
+    tags(text).iter().any(|tag| tag.weight.as_ref().is_some_and(|(_, weight)| *weight >= 1.0))
 }
 
 /// `text` with the weight of marker `index` (from 0) set to `weight` (validated as
@@ -284,11 +285,10 @@ pub(crate) fn has_pinned_marker(text: &str) -> bool {
 /// ```
 pub fn set_weight(text: &str, index: usize, weight: f64) -> Result<String> {
     let weight = validate_weight(weight)?;
-    let markers = extract_markers(text)?;
-    // Every tag is well formed (extraction checked), so tags and markers share their indexes.
-    let Some((range, _)) = tags(text).get(index).and_then(|tag| tag.weight.clone()) else {
+    let tags = well_formed_tags(text)?;
+    let Some((range, _)) = tags.get(index).and_then(|tag| tag.weight.clone()) else {
         return Err(Error::validation(
-            format!("there is no keepit marker {index}: the text has {}", markers.len()),
+            format!("there is no keepit marker {index}: the text has {}", tags.len()),
             "list the markers first (keepit list); they are numbered from 0",
         ));
     };
@@ -559,7 +559,7 @@ mod tests {
             assert!(err.recovery().contains("##keepit0.50##"));
         }
         // Lenient reading keeps the good ones.
-        assert_eq!(lenient_markers("##keepit1.00## x ##keepit.5## y").len(), 1);
+        assert!(has_pinned_marker("##keepit.5## x ##keepit1.00## y"));
     }
 
     #[test]
@@ -637,7 +637,7 @@ mod tests {
         #[test]
         fn extraction_never_panics(text in ".{0,200}") {
             let _ = extract_markers(&text);
-            let _ = lenient_markers(&text);
+            let _ = has_pinned_marker(&text);
         }
     }
 }

@@ -279,7 +279,7 @@ pub fn plan_step(
                 days(thresholds.tombstone_after_days)
             ),
         )),
-        Status::Active | Status::Resolved if !is_pinned(memory) => {
+        Status::Active | Status::Resolved => {
             let reason = if age > thresholds.archive_after_days {
                 format!(
                     "unchanged for {} (archived after {})",
@@ -291,6 +291,10 @@ pub fn plan_step(
             } else {
                 return None;
             };
+            // Only a memory that is due is read for a pin (a scan of its content).
+            if is_pinned(memory) {
+                return None;
+            }
             Some(step(LifecycleAction::Archive, Some(Status::Archived), reason))
         }
         _ => None,

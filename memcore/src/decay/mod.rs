@@ -30,6 +30,7 @@ pub use lifecycle::{
     LifecycleAction, LifecycleConfig, LifecycleOptions, LifecycleReport, LifecycleStats,
     LifecycleStep, is_pinned, plan_step,
 };
+pub(crate) use requests::one_source;
 pub use requests::{
     KeepitMarkers, KeepitPreviewRequest, KeepitSetRequest, KeepitSource, TransitionRequest,
 };

@@ -44,16 +44,21 @@ impl KeepitSource {
     pub fn text(text: impl Into<String>) -> Self {
         Self { reference: None, text: Some(text.into()) }
     }
+}
 
-    /// A validation error unless exactly one of the memory and the text is given.
-    pub(crate) fn check(&self) -> Result<()> {
-        if self.reference.is_some() == self.text.is_some() {
-            return Err(Error::validation(
-                "give either a memory (ref) or a text, not both and not neither",
-                "name the memory whose markers to read, or pass the text itself",
-            ));
-        }
-        Ok(())
+/// The memory or the text a keepit request names, or a validation error unless it names
+/// exactly one of them.
+pub(crate) fn one_source<'r, 't>(
+    reference: Option<&'r MemoryRef>,
+    text: Option<&'t str>,
+) -> Result<std::result::Result<&'r MemoryRef, &'t str>> {
+    match (reference, text) {
+        (Some(reference), None) => Ok(Ok(reference)),
+        (None, Some(text)) => Ok(Err(text)),
+        _ => Err(Error::validation(
+            "give either a memory (ref) or a text, not both and not neither",
+            "name the memory whose markers to read, or pass the text itself",
+        )),
     }
 }
 
@@ -116,11 +121,6 @@ impl KeepitPreviewRequest {
             aggressiveness: None,
             max_distance: DEFAULT_MAX_DISTANCE,
         }
-    }
-
-    /// Where the text comes from.
-    pub fn source(&self) -> KeepitSource {
-        KeepitSource { reference: self.reference.clone(), text: self.text.clone() }
     }
 
     /// The compression settings.

@@ -287,11 +287,7 @@ fn sha256_file(path: &Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    let mut hex = String::with_capacity(64);
-    for byte in hasher.finalize() {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    Ok(hex)
+    Ok(crate::hex::hex(&hasher.finalize()))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub(crate) fn content_hash(memory: &Memory) -> String {
     let mut hasher = Sha256::new();
     // Writing a `Memory` (string keys, finite numbers) into a hasher cannot fail.
     let _ = serde_json::to_writer(&mut hasher, memory);
-    hasher.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::hex::hex(&hasher.finalize()[..8])
 }
 
 /// The filterable metadata of a memory, as indexes keep it.

@@ -1,6 +1,7 @@
 //! The decay engine on a store ([`crate::decay`]): status transitions with archive
 //! compression, automatic lifecycle processing, and keepit markers of stored memories.
 
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -328,7 +329,9 @@ impl Memcore {
     /// The keepit markers of a memory's content or of a text; see
     /// [`decay::extract_markers`].
     pub fn keepit_markers(&self, source: &KeepitSource) -> Result<Vec<KeepitMarker>> {
-        decay::extract_markers(&self.source_text(source)?)
+        decay::extract_markers(
+            &self.source_text(source.reference.as_ref(), source.text.as_deref())?,
+        )
     }
 
     /// Sets the weight of marker `index` (from 0) of the memory `reference` names, in place:
@@ -349,15 +352,19 @@ impl Memcore {
     /// Which keepit markers of a memory or text survive a compression at each session
     /// distance; see [`decay::preview`].
     pub fn keepit_preview(&self, request: &KeepitPreviewRequest) -> Result<KeepitPreview> {
-        decay::preview(&self.source_text(&request.source())?, &request.settings())
+        let text = self.source_text(request.reference.as_ref(), request.text.as_deref())?;
+        decay::preview(&text, &request.settings())
     }
 
-    /// The text `source` names: a memory's content or the text itself.
-    fn source_text(&self, source: &KeepitSource) -> Result<String> {
-        source.check()?;
-        match (&source.reference, &source.text) {
-            (Some(reference), _) => Ok(self.get(reference)?.content),
-            (None, text) => Ok(text.clone().unwrap_or_default()),
-        }
+    /// The text a keepit request names: a memory's content, or the text itself (borrowed).
+    fn source_text<'a>(
+        &self,
+        reference: Option<&MemoryRef>,
+        text: Option<&'a str>,
+    ) -> Result<Cow<'a, str>> {
+        Ok(match decay::one_source(reference, text)? {
+            Ok(reference) => Cow::Owned(self.get(reference)?.content),
+            Err(text) => Cow::Borrowed(text),
+        })
     }
 }

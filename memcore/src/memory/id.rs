@@ -129,11 +129,7 @@ pub(crate) fn slugify(text: &str) -> String {
 
 fn content_hash_id(content: &str) -> String {
     let digest = Sha256::digest(content.as_bytes());
-    let mut hex = String::with_capacity(HASH_ID_LEN);
-    for byte in digest.iter().take(HASH_ID_LEN / 2) {
-        hex.push_str(&format!("{byte:02x}"));
-    }
-    hex
+    crate::hex::hex(&digest[..HASH_ID_LEN / 2])
 }
 
 fn is_name_char(c: char) -> bool {
