@@ -31,12 +31,19 @@
 //!   tombstone_after_days: 180
 //!   delete_after_days: 365
 //!   compress_archived: true
+//! capture:                  # what `capture` stores, suggests and skips
+//!   namespaces: [decisions, learnings, blockers, solutions, preferences, notes, progress]
+//!   auto_threshold: 0.95
+//!   suggest_threshold: 0.70
+//!   novelty_threshold: 0.3
+//!   similarity_threshold: 0.7
 //! ```
 
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::capture::CaptureConfig;
 use crate::decay::{DecayConfig, LifecycleConfig};
 use crate::{Collection, Error, Limits, Result};
 
@@ -129,6 +136,8 @@ pub struct Config {
     pub decay: DecayConfig,
     /// The thresholds of automatic lifecycle processing.
     pub lifecycle: LifecycleConfig,
+    /// How the capture engine decides.
+    pub capture: CaptureConfig,
 }
 
 /// Semantic search settings.
@@ -167,6 +176,7 @@ impl Default for Config {
             embedding: EmbeddingConfig::default(),
             decay: DecayConfig::default(),
             lifecycle: LifecycleConfig::default(),
+            capture: CaptureConfig::default(),
         }
     }
 }
@@ -210,7 +220,8 @@ impl Config {
     /// above 1, a NaN threshold, ...).
     pub fn validate(&self) -> Result<()> {
         self.decay.validate()?;
-        self.lifecycle.validate()
+        self.lifecycle.validate()?;
+        self.capture.validate()
     }
 
     /// The config as YAML, as `memcore init` writes it.

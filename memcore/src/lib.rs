@@ -63,6 +63,8 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod capture;
+mod chars;
 mod config;
 pub mod decay;
 mod embed;

@@ -7,6 +7,7 @@ use super::records::{
     OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
 };
 use super::{Operation, OperationEntry};
+use crate::capture::{CaptureDecision, CaptureRequest};
 use crate::decay::{
     KeepitMarkers, KeepitPreview, KeepitPreviewRequest, KeepitSetRequest, KeepitSource,
     LifecycleOptions, LifecycleReport, TransitionRequest,
@@ -40,6 +41,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<KeepitList>(),
     OperationEntry::of::<KeepitSet>(),
     OperationEntry::of::<KeepitPreviewOp>(),
+    OperationEntry::of::<Capture>(),
 ];
 
 /// Declares an operation: a unit struct and its [`Operation`] impl, whose `run` is `body`
@@ -242,4 +244,12 @@ operation! {
     KeepitPreviewOp = "keepit_preview",
     "Show which keepit markers survive a compression at each session distance",
     |memcore, request: KeepitPreviewRequest| -> KeepitPreview { memcore.keepit_preview(&request) }
+}
+
+operation! {
+    /// `capture`: [`Memcore::capture`].
+    Capture = "capture",
+    "Find what in a text is worth remembering ([remember] markers, decisions, learnings, \
+     blockers, ...), check it is new, and store it when asked (apply)",
+    |memcore, request: CaptureRequest| -> CaptureDecision { memcore.capture(&request) }
 }

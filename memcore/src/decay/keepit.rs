@@ -15,11 +15,12 @@
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use pulldown_cmark::{Event, Parser, Tag};
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::chars::CharCounter;
+use crate::format::code_ranges;
 use crate::{Error, Result};
 
 /// Where a tag may start: `##keepit`, in any case.
@@ -181,17 +182,6 @@ fn malformed_end(text: &str, from: usize) -> usize {
     }
 }
 
-/// The byte ranges of markdown code in `text`: fenced and indented blocks and inline spans.
-fn code_ranges(text: &str) -> Vec<Range<usize>> {
-    Parser::new(text)
-        .into_offset_iter()
-        .filter_map(|(event, range)| match event {
-            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) => Some(range),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The keepit markers of `text`, in order.
 ///
 /// A malformed tag outside code is a validation error naming it and its character position.
@@ -250,22 +240,6 @@ fn markers_of(text: &str, tags: &[FoundTag]) -> Vec<KeepitMarker> {
             })
         })
         .collect()
-}
-
-/// Converts increasing byte offsets into character offsets in one pass over the text.
-#[derive(Default)]
-struct CharCounter {
-    byte: usize,
-    chars: usize,
-}
-
-impl CharCounter {
-    /// The character offset of byte offset `at` (not before the previous one asked).
-    fn at(&mut self, text: &str, at: usize) -> usize {
-        self.chars += text[self.byte..at].chars().count();
-        self.byte = at;
-        self.chars
-    }
 }
 
 /// Whether `text` pins itself with a `##keepit1.00##` marker outside code.

@@ -1,4 +1,7 @@
-//! What memcore reads from markdown bodies: the first level-1 heading, and a fallback title.
+//! What memcore reads from markdown bodies: the first level-1 heading, a fallback title, and
+//! where code is (text that markers and signals inside it do not count in).
+
+use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
@@ -27,6 +30,17 @@ pub(crate) fn first_heading(content: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The byte ranges of markdown code in `text`: fenced and indented blocks and inline spans.
+pub(crate) fn code_ranges(text: &str) -> Vec<Range<usize>> {
+    Parser::new(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) => Some(range),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A title for content that has none: its first H1, else its first non-blank line (cut at 80

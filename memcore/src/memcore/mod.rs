@@ -2,12 +2,13 @@
 //!
 //! The handle is split by capability, one file each: opening ([`builder`]), writing
 //! (`write.rs`), reading and listing (`read.rs`), history (`history.rs`), git
-//! (`git.rs`), search (`search.rs`), the decay engine (`decay.rs`), index maintenance (`maintain.rs`) and statistics
-//! (`stats.rs`). An engine adds its file here (its methods on `Memcore`), its request and
+//! (`git.rs`), search (`search.rs`), the decay engine (`decay.rs`), the capture engine
+//! (`capture.rs`), index maintenance (`maintain.rs`) and statistics (`stats.rs`). An engine adds its file here (its methods on `Memcore`), its request and
 //! result records beside its code, and its operations to [`crate::api`]; every binding then
 //! reaches it.
 
 mod builder;
+mod capture;
 mod decay;
 mod git;
 mod history;
