@@ -121,6 +121,9 @@ pub(crate) enum Command {
     /// compression)
     #[command(subcommand)]
     Keepit(KeepitCommand),
+    /// Find what in a text is worth remembering ([remember] markers, decisions, learnings,
+    /// blockers, ...), check it is new, and with --apply store it
+    Capture(CaptureArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -388,6 +391,36 @@ pub(crate) struct KeepitPreviewArgs {
     /// Preview session distances 1 to this
     #[arg(long, value_name = "N", default_value_t = memcore::decay::DEFAULT_MAX_DISTANCE)]
     pub(crate) max_distance: u32,
+}
+
+/// `capture`.
+#[derive(Debug, Args)]
+pub(crate) struct CaptureArgs {
+    /// The text: a file, or `-` for standard input (the default)
+    #[arg(value_name = "FILE", default_value = "-")]
+    pub(crate) file: PathBuf,
+    /// Store the captures decided `auto`
+    #[arg(long)]
+    pub(crate) apply: bool,
+    /// With --apply, store the `suggest` captures too
+    #[arg(long, requires = "apply")]
+    pub(crate) apply_suggested: bool,
+    /// Put every capture in this namespace (collection) instead of the one its signal
+    /// suggests
+    #[arg(long, value_name = "NAMESPACE")]
+    pub(crate) namespace: Option<String>,
+    /// Capture the whole text as one memory with this one-line summary (needs --namespace)
+    #[arg(long, value_name = "TEXT", requires = "namespace")]
+    pub(crate) summary: Option<String>,
+    /// A tag for every capture (repeat for more)
+    #[arg(long = "tag", value_name = "TAG")]
+    pub(crate) tags: Vec<String>,
+    /// Who wrote the text (stored as created_by)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) created_by: Option<String>,
+    /// Do not compare captures with stored memories
+    #[arg(long)]
+    pub(crate) no_novelty: bool,
 }
 
 /// `init`.

@@ -622,6 +622,27 @@ impl PyMemcore {
         self.call_record(py, "keepit_preview", Value::Object(request), "KeepitPreview")
     }
 
+    /// Decides what in `text` is worth remembering and returns a `CaptureDecision`: its
+    /// `[remember]` / `[remember:<namespace>]` markers where it has them, else the seed's
+    /// signal phrases ("we decided to", "TIL", "blocked by", ...); each capture compared with
+    /// the stored memories of its namespace (`check_novelty`, default on) and judged `auto`,
+    /// `suggest` or `skip`. Keyword arguments: `namespace` (put every capture there),
+    /// `summary` (capture the whole text as one memory with this summary; needs
+    /// `namespace`), `tags`, `created_by`, `check_novelty`, `apply` (store the `auto`
+    /// captures; their refs are in `stored`) and `apply_suggested` (with `apply`, the
+    /// `suggest` ones too). Nothing is stored unless asked; a bad marker or namespace raises
+    /// `ValidationError` saying what to write instead.
+    #[pyo3(signature = (text, **options))]
+    fn capture(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"text": py_to_json(text, "text", 1)?}))?;
+        self.call_record(py, "capture", request, "CaptureDecision")
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "<memcore.Memcore path={}{}>",

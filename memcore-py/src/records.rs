@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::decay;
+use memcore::{capture, decay};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -147,6 +147,24 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<decay::KeepitPreview>(
         "KeepitPreview",
         &["ratio", "aggressiveness", "max_distance", "#markers"],
+        None,
+    ),
+    kind::<capture::CaptureSignal>(
+        "CaptureSignal",
+        &["type", "match", "confidence", "namespace", "start_char"],
+        None,
+    ),
+    kind::<capture::SimilarMemory>("SimilarMemory", &["ref", "similarity"], None),
+    kind::<capture::Novelty>("Novelty", &["score", "is_novel", "method"], None),
+    kind::<capture::SuggestedCapture>(
+        "SuggestedCapture",
+        &["type", "action", "namespace", "confidence", "summary"],
+        None,
+    ),
+    kind::<capture::SkippedCapture>("SkippedCapture", &["signal", "reason"], None),
+    kind::<capture::CaptureDecision>(
+        "CaptureDecision",
+        &["action", "reason", "#signals", "#captures", "#skipped", "stored"],
         None,
     ),
 ];

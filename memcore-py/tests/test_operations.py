@@ -15,7 +15,7 @@ from conftest import write_file
 METHODS = {
     "put", "get", "update", "delete", "restore", "search", "list", "collections", "versions",
     "diff", "hydrate", "stats", "verify", "repair", "reindex", "sync", "transition", "lifecycle",
-    "keepit_list", "keepit_set", "keepit_preview", "opened",
+    "keepit_list", "keepit_set", "keepit_preview", "opened", "capture",
 }
 
 

@@ -95,6 +95,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "keepit_list": lambda s, r: {"markers": _keepit(memcore.Memcore.keepit_list)(s, r)},
     "keepit_set": lambda s, r: s.keepit_set(r["ref"], r["index"], r["weight"]),
     "keepit_preview": _keepit(memcore.Memcore.keepit_preview),
+    "capture": lambda s, r: s.capture(**r),
 }
 
 

@@ -64,7 +64,6 @@
 
 pub mod api;
 pub mod capture;
-mod chars;
 mod config;
 pub mod decay;
 mod embed;
@@ -79,6 +78,7 @@ mod memcore;
 mod memory;
 mod search;
 mod store;
+mod text;
 
 pub use config::{
     Backend, Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, GitNotesConfig,

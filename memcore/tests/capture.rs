@@ -293,9 +293,7 @@ fn with_the_model_paraphrases_are_duplicates_and_new_facts_are_not() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = Memcore::open(dir.path()).unwrap();
     let first = memcore
-        .capture(
-            &CaptureRequest::new("TIL that git notes are not fetched by default.").apply(true),
-        )
+        .capture(&CaptureRequest::new("TIL that git notes are not fetched by default.").apply(true))
         .unwrap();
     assert_eq!(first.stored.len(), 1, "{first:?}");
     assert_eq!(first.captures[0].novelty.method, NoveltyMethod::Semantic);

@@ -141,6 +141,19 @@ static inline memcore_t *open_store(const char *label) {
   return mc;
 }
 
+/* Runs `operation` on `request` through memcore_call on `mc`, expecting success: the result
+ * JSON (the caller frees it), or NULL after printing what failed. */
+static inline char *call_ok(memcore_t *mc, const char *operation, const char *request) {
+  char *json = NULL;
+  memcore_status st = memcore_call(mc, operation, strlen(operation), request, strlen(request), &json);
+  if (st != MEMCORE_STATUS_OK) {
+    printf("\n    %s %s failed: %s\n    %s\n", operation, request, memcore_status_name(st),
+           memcore_last_error_message());
+    return NULL;
+  }
+  return json;
+}
+
 /* Counts the occurrences of `needle` in `haystack`. */
 static inline int count_of(const char *haystack, const char *needle) {
   int n = 0;

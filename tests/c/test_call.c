@@ -55,7 +55,7 @@ TEST(operations_lists_every_operation_with_schemas) {
   const char *names[] = {"put", "get", "update", "delete", "restore", "search", "list",
                          "collections", "versions", "diff", "hydrate", "stats", "verify",
                          "repair", "reindex", "sync", "transition", "lifecycle", "keepit_list",
-                         "keepit_set", "keepit_preview", "opened"};
+                         "keepit_set", "keepit_preview", "opened", "capture"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"name\":\"%s\"", names[i]);

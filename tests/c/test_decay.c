@@ -4,17 +4,6 @@
 
 static memcore_t *mc = NULL;
 
-/* Runs `operation` on `request`, expecting success; the caller frees the result. */
-static char *call_ok(const char *operation, const char *request) {
-  char *json = NULL;
-  memcore_status st = memcore_call(mc, operation, strlen(operation), STR(request), &json);
-  if (st != MEMCORE_STATUS_OK) {
-    printf("\n    %s %s failed: %s\n    %s\n", operation, request, memcore_status_name(st),
-           memcore_last_error_message());
-    return NULL;
-  }
-  return json;
-}
 
 /* A long content, so archiving compresses it. */
 static const char *LONG_PUT =
@@ -26,11 +15,11 @@ static const char *LONG_PUT =
     "night.\"}]}";
 
 TEST(transitions_archive_and_restore_exactly) {
-  char *json = call_ok("put", LONG_PUT);
+  char *json = call_ok(mc, "put", LONG_PUT);
   CHECK(json != NULL);
   memcore_string_free(json);
 
-  json = call_ok("transition", "{\"ref\": \"cache\", \"status\": \"archived\"}");
+  json = call_ok(mc, "transition", "{\"ref\": \"cache\", \"status\": \"archived\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"status\":\"archived\"");
   CHECK_CONTAINS(json, "[ARCHIVED] [Compressed: ");
@@ -38,10 +27,10 @@ TEST(transitions_archive_and_restore_exactly) {
   memcore_string_free(json);
 
   /* Hidden from a default search, found among archived memories by its summary. */
-  json = call_ok("search", "{\"text\": \"warming schedule\", \"mode\": \"text\"}");
+  json = call_ok(mc, "search", "{\"text\": \"warming schedule\", \"mode\": \"text\"}");
   CHECK(json != NULL && strstr(json, "\"hits\":[]") != NULL);
   memcore_string_free(json);
-  json = call_ok("search",
+  json = call_ok(mc, "search",
                  "{\"text\": \"warming schedule\", \"mode\": \"text\", \"statuses\": [\"archived\"]}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"ref\":\"memory/cache\"");
@@ -54,7 +43,7 @@ TEST(transitions_archive_and_restore_exactly) {
   CHECK_CONTAINS(memcore_last_error_message(), "from archived it can go to: active, tombstone");
   CHECK(json == (char *)0x1);
 
-  json = call_ok("transition", "{\"ref\": \"cache\", \"status\": \"active\"}");
+  json = call_ok(mc, "transition", "{\"ref\": \"cache\", \"status\": \"active\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"content\":\"The cache is warmed at boot and flushed at night. The cache");
   CHECK(strstr(json, "archived_original") == NULL);
@@ -62,12 +51,12 @@ TEST(transitions_archive_and_restore_exactly) {
 }
 
 TEST(lifecycle_plans_then_runs) {
-  char *json = call_ok("put", "{\"memories\": [{\"id\": \"standup\", \"content\": \"Weekly demos.\"}, "
+  char *json = call_ok(mc, "put", "{\"memories\": [{\"id\": \"standup\", \"content\": \"Weekly demos.\"}, "
                                "{\"id\": \"pinned\", \"content\": \"Keep.\", \"importance\": 1.0}]}");
   CHECK(json != NULL);
   memcore_string_free(json);
   const char *plan = "{\"dry_run\": true, \"now\": \"2099-01-01T00:00:00Z\"}";
-  json = call_ok("lifecycle", plan);
+  json = call_ok(mc, "lifecycle", plan);
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"dry_run\":true");
   CHECK_CONTAINS(json, "\"ref\":\"memory/standup\"");
@@ -75,13 +64,13 @@ TEST(lifecycle_plans_then_runs) {
   CHECK_CONTAINS(json, "\"skipped\":1");
   memcore_string_free(json);
 
-  json = call_ok("lifecycle", "{\"now\": \"2099-01-01T00:00:00Z\"}");
+  json = call_ok(mc, "lifecycle", "{\"now\": \"2099-01-01T00:00:00Z\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"dry_run\":false");
   CHECK_CONTAINS(json, "\"archived\":2");
   memcore_string_free(json);
   /* Idempotent: the same time again finds nothing more to archive. */
-  json = call_ok("lifecycle", "{\"now\": \"2099-01-01T00:00:00Z\"}");
+  json = call_ok(mc, "lifecycle", "{\"now\": \"2099-01-01T00:00:00Z\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"archived\":0");
   memcore_string_free(json);
@@ -99,23 +88,23 @@ TEST(lifecycle_plans_then_runs) {
 }
 
 TEST(keepit_markers_list_set_and_preview) {
-  char *json = call_ok("put", "{\"memories\": [{\"id\": \"plan\", \"content\": "
+  char *json = call_ok(mc, "put", "{\"memories\": [{\"id\": \"plan\", \"content\": "
                                "\"##keepit0.80## Use Metal. ##keepit0.25## a hunch\"}]}");
   CHECK(json != NULL);
   memcore_string_free(json);
-  json = call_ok("keepit_list", "{\"ref\": \"plan\"}");
+  json = call_ok(mc, "keepit_list", "{\"ref\": \"plan\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"content\":\"Use Metal.\"");
   CHECK_CONTAINS(json, "\"level\":\"minor\"");
   memcore_string_free(json);
 
-  json = call_ok("keepit_set", "{\"ref\": \"plan\", \"index\": 1, \"weight\": 1}");
+  json = call_ok(mc, "keepit_set", "{\"ref\": \"plan\", \"index\": 1, \"weight\": 1}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "##keepit1.00## a hunch");
   CHECK_CONTAINS(json, "\"version\":2");
   memcore_string_free(json);
 
-  json = call_ok("keepit_preview", "{\"ref\": \"plan\", \"ratio\": 30, \"max_distance\": 10}");
+  json = call_ok(mc, "keepit_preview", "{\"ref\": \"plan\", \"ratio\": 30, \"max_distance\": 10}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"aggressiveness\":\"aggressive\"");
   CHECK_CONTAINS(json, "\"survives_through\":10");

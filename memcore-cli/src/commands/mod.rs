@@ -1,6 +1,7 @@
 //! The subcommands, one module per concern; each calls memcore and prints the result.
 
 mod api;
+mod capture;
 mod decay;
 mod history;
 mod hydrate;
@@ -43,6 +44,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Status(args) => decay::status(&open(global, out)?, &args, out),
         Command::Lifecycle(command) => decay::lifecycle(&open(global, out)?, command, out),
         Command::Keepit(command) => decay::keepit(&open(global, out)?, command, out),
+        Command::Capture(args) => capture::run(&open(global, out)?, args, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod capture;
 mod decay;
 mod git_notes;
 // The library's helper for real repositories (libgit2, no `git` binary), shared as it is.

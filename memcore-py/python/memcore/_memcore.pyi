@@ -19,6 +19,9 @@ _Level = Literal["summary", "full", "files"]
 _LifecycleAction = Literal["archive", "tombstone", "delete"]
 _KeepitLevel = Literal["pinned", "critical", "important", "notable", "minor", "hint"]
 _Aggressiveness = Literal["light", "moderate", "aggressive"]
+_SignalType = Literal["decision", "learning", "blocker", "resolution", "preference", "explicit"]
+_CaptureAction = Literal["auto", "suggest", "skip"]
+_NoveltyMethod = Literal["semantic", "text", "off"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
 _Time = datetime | str
@@ -67,6 +70,12 @@ __all__ = [
     "KeepitPreview",
     "MarkerPreview",
     "DistanceThreshold",
+    "CaptureDecision",
+    "CaptureSignal",
+    "SuggestedCapture",
+    "SkippedCapture",
+    "Novelty",
+    "SimilarMemory",
     "Memcore",
     "open",
     "operations",
@@ -600,6 +609,123 @@ class KeepitPreview(Record):
         """The markers, in text order."""
 
 @final
+class CaptureSignal(Record):
+    """A phrase or marker saying a text holds something worth remembering."""
+
+    @property
+    def type(self) -> _SignalType:
+        """What it signals."""
+    @property
+    def match(self) -> str:
+        """The text the pattern matched (for a marker, the marker)."""
+    @property
+    def confidence(self) -> float:
+        """How sure detection is, 0.0 to 1.0 (three decimals)."""
+    @property
+    def context(self) -> str:
+        """The words around the match (a marker's: the text it marks), `...` where cut."""
+    @property
+    def namespace(self) -> str:
+        """The namespace (collection) it suggests."""
+    @property
+    def start(self) -> int:
+        """Where the match starts, in UTF-8 bytes."""
+    @property
+    def end(self) -> int:
+        """Where the match ends, in UTF-8 bytes."""
+    @property
+    def start_char(self) -> int:
+        """Where the match starts in the str: `text[s.start_char:s.end_char]`."""
+    @property
+    def end_char(self) -> int:
+        """Where the match ends in the str."""
+
+@final
+class SimilarMemory(Record):
+    """A stored memory like a capture, and how like (0.0 to 1.0)."""
+
+    @property
+    def ref(self) -> str: ...
+    @property
+    def similarity(self) -> float: ...
+
+@final
+class Novelty(Record):
+    """How new a capture is: `1 - highest_similarity` to the stored memories of its namespace."""
+
+    @property
+    def score(self) -> float: ...
+    @property
+    def is_novel(self) -> bool: ...
+    @property
+    def highest_similarity(self) -> float: ...
+    @property
+    def similar(self) -> tuple[SimilarMemory, ...]:
+        """The stored memories compared, most similar first."""
+    @property
+    def method(self) -> _NoveltyMethod:
+        """`semantic` (cosine of embeddings), `text` (word overlap, no model) or `off`."""
+
+@final
+class SuggestedCapture(Record):
+    """A memory a text is worth, as it would be stored."""
+
+    @property
+    def signal(self) -> int:
+        """Its signal's index in `CaptureDecision.signals`."""
+    @property
+    def type(self) -> _SignalType: ...
+    @property
+    def action(self) -> _CaptureAction:
+        """`auto` (stored by `apply`) or `suggest` (stored by `apply_suggested` too)."""
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def summary(self) -> str:
+        """One line, at most 200 characters."""
+    @property
+    def content(self) -> str: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def confidence(self) -> float:
+        """The signal's confidence weighed by novelty: `c * (0.5 + 0.5 * novelty)`."""
+    @property
+    def novelty(self) -> Novelty: ...
+
+@final
+class SkippedCapture(Record):
+    """A signal that did not become a capture, and why."""
+
+    @property
+    def signal(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def novelty(self) -> Novelty | None: ...
+
+@final
+class CaptureDecision(Record):
+    """What `Memcore.capture` decided about a text."""
+
+    @property
+    def action(self) -> _CaptureAction:
+        """The strongest action among the captures."""
+    @property
+    def reason(self) -> str: ...
+    @property
+    def signals(self) -> tuple[CaptureSignal, ...]: ...
+    @property
+    def captures(self) -> tuple[SuggestedCapture, ...]: ...
+    @property
+    def skipped(self) -> tuple[SkippedCapture, ...]: ...
+    @property
+    def stored(self) -> tuple[str, ...]:
+        """The refs of the memories stored (with `apply`)."""
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -783,6 +909,21 @@ class Memcore:
     ) -> KeepitPreview:
         """Which markers of the memory `id` or of `text` survive a compression at `ratio`:1,
         at each session distance from 1 to `max_distance`."""
+    def capture(
+        self,
+        text: str,
+        *,
+        namespace: str | None = None,
+        summary: str | None = None,
+        tags: Iterable[str] = (),
+        created_by: str | None = None,
+        check_novelty: bool = True,
+        apply: bool = False,
+        apply_suggested: bool = False,
+    ) -> CaptureDecision:
+        """Decides what in `text` is worth remembering (markers, else signal phrases), checks
+        it is new, and with `apply` stores the `auto` captures (`apply_suggested`: the
+        suggested ones too)."""
 
 def open(
     path: _StrPath | None = None,

@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::context::{ELLIPSIS, one_line};
 use super::novelty::{Novelty, overlap, words};
 use super::signals::round3;
 use super::{CaptureConfig, CaptureSignal, SignalType};
+use crate::text::{ELLIPSIS, one_line, sentence_around};
 use crate::{MemoryRef, Result};
 
 /// The longest suggested summary, in characters (seed: 200).
@@ -111,17 +111,22 @@ pub(crate) struct Proposal {
     pub(crate) signal: CaptureSignal,
     /// The content to store.
     pub(crate) content: String,
-    /// A summary given with it, else one is made from the content.
+    /// Its summary, if it has one of its own; else one is made from the content.
     pub(crate) summary: Option<String>,
 }
 
 impl Proposal {
-    /// A detected signal: its context (without the marks of a cut) is the content.
+    /// A detected signal: its context (without the marks of a cut) is the content, the
+    /// sentence holding the match its summary.
     pub(crate) fn detected(signal: CaptureSignal) -> Self {
         let context = signal.context.as_str();
         let content = context.strip_prefix(ELLIPSIS).unwrap_or(context);
         let content = content.strip_suffix(ELLIPSIS).unwrap_or(content).trim().to_owned();
-        Self { signal, content, summary: None }
+        let summary = content.find(&signal.matched).map(|at| {
+            let sentence = sentence_around(&content, at..at + signal.matched.len());
+            one_line(sentence, SUGGESTED_SUMMARY_CHARS)
+        });
+        Self { signal, content, summary }
     }
 }
 
@@ -225,8 +230,8 @@ fn suggestion(
         action: CaptureAction::for_signal(signal.kind, signal.confidence, config),
         namespace: signal.namespace.clone(),
         summary: match &proposal.summary {
-            Some(summary) => summary.trim().to_owned(),
-            None => one_line(&proposal.content, SUGGESTED_SUMMARY_CHARS),
+            Some(summary) if !summary.trim().is_empty() => summary.trim().to_owned(),
+            _ => one_line(&proposal.content, SUGGESTED_SUMMARY_CHARS),
         },
         content: proposal.content.clone(),
         tags,

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::chars::CharCounter;
+use crate::text::CharCounter;
 use crate::format::code_ranges;
 use crate::{Error, Result};
 

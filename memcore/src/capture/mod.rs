@@ -15,7 +15,6 @@
 //! [`Memcore::capture`](crate::Memcore::capture).
 
 mod config;
-mod context;
 mod decide;
 mod markers;
 mod novelty;
@@ -32,7 +31,6 @@ pub use signals::{
     CaptureSignal, PATTERNS, SignalPattern, SignalType, detect_signals, score_confidence,
 };
 
-pub(crate) use context::shorten;
 pub(crate) use decide::{Proposal, SUGGESTED_SUMMARY_CHARS, decide};
 pub(crate) use markers::{Marker, find_markers};
 pub(crate) use novelty::{overlap, words};

@@ -13,9 +13,8 @@ use regex::{Regex, RegexSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::context::{Window, extract};
-use crate::chars::CharCounter;
 use crate::format::code_ranges;
+use crate::text::{CharCounter, Window, extract};
 
 /// What kind of memorable thing a signal points at.
 #[derive(

@@ -19,8 +19,8 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::chars::CharCounter;
 use crate::format::code_ranges;
+use crate::text::CharCounter;
 use crate::{Error, Result};
 
 /// Where a tag may start: `##keepit`, in any case.

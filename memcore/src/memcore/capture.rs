@@ -9,6 +9,7 @@ use crate::capture::{
     NoveltyMethod, Proposal, SUGGESTED_SUMMARY_CHARS, SignalType, SimilarMemory,
 };
 use crate::store::PutMode;
+use crate::text::shorten;
 use crate::{Error, MemoryId, MemoryRef, NewMemory, Query, Result, SearchMode};
 
 /// The most characters of a capture a novelty search reads (the embedding model reads fewer).
@@ -195,8 +196,8 @@ impl Memcore {
                 let mut memory = NewMemory::new(capture.content.as_str())
                     .id(id.as_str())
                     .collection(capture.namespace.as_str())
-                    .title(capture::shorten(&capture.summary, SUGGESTED_SUMMARY_CHARS))
-                    .summary(capture::shorten(&capture.summary, max_summary))
+                    .title(shorten(&capture.summary, SUGGESTED_SUMMARY_CHARS))
+                    .summary(shorten(&capture.summary, max_summary))
                     .kind(capture.kind.memory_type())
                     .tags(capture.tags.iter().cloned())
                     .meta(

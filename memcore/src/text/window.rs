@@ -1,5 +1,5 @@
-//! The words around a match (seed 002, section 1.2, context extraction), and the cleaning
-//! that turns text into a one-line summary.
+//! The words around a match (seed 002's context extraction, seed 001's anchor context), the
+//! sentence holding it, and the cleaning that turns text into a one-line summary.
 //!
 //! Windows are counted in characters, so any UTF-8 text is cut on character boundaries.
 
@@ -82,6 +82,26 @@ fn forward_chars(text: &str, from: usize, count: usize) -> usize {
     text[from..].char_indices().nth(count).map_or(text.len(), |(at, _)| from + at)
 }
 
+/// The sentence of `text` holding byte range `found`: from after the sentence end (`.`, `!`,
+/// `?` before white space, or a line break) before it to the next one after it, inclusive.
+pub(crate) fn sentence_around(text: &str, found: Range<usize>) -> &str {
+    let is_end = |at: usize, c: char| {
+        c == '\n'
+            || (matches!(c, '.' | '!' | '?')
+                && text[at + c.len_utf8()..].chars().next().is_none_or(char::is_whitespace))
+    };
+    let start = text[..found.start]
+        .char_indices()
+        .rev()
+        .find(|&(at, c)| is_end(at, c))
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let end = text[found.end..]
+        .char_indices()
+        .find(|&(at, c)| is_end(found.end + at, c))
+        .map_or(text.len(), |(at, c)| found.end + at + if c == '\n' { 0 } else { c.len_utf8() });
+    text[start..end].trim()
+}
+
 /// `text` as one line: white space collapsed, the marks of a cut and markdown emphasis
 /// removed, at most `max_chars` characters (cut at a word where one is near, with `...`).
 pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
@@ -139,6 +159,14 @@ mod tests {
             let rendered = context(text, "we decided to", window);
             assert!(rendered.contains("we decided to"), "{rendered}");
         }
+    }
+
+    #[test]
+    fn the_sentence_around_a_match() {
+        let text = "We tried Redis. Then we decided to use Postgres! It works.\nNext line";
+        let at = text.find("decided").unwrap_or(0);
+        assert_eq!(sentence_around(text, at..at + 7), "Then we decided to use Postgres!");
+        assert_eq!(sentence_around("v1.2 is out, we decided", 16..23), "v1.2 is out, we decided");
     }
 
     #[test]
