@@ -42,7 +42,8 @@ fn capture_benches(c: &mut Criterion) {
     let passages = support::corpus(store_size() + 20);
     let (probe, stored) = passages.split_at(20);
     let plain = prompt_2kb(probe);
-    let with_signal = format!("{} We decided to pin the parser version for now.", &plain[..1990]);
+    let head: String = plain.chars().take(1990).collect();
+    let with_signal = format!("{head} We decided to pin the parser version for now.");
     assert!(detect_signals(&plain, 100).len() < 3);
     assert!(!detect_signals(&with_signal, 100).is_empty());
 

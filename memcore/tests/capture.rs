@@ -327,11 +327,72 @@ fn ten_megabytes_are_detected_in_one_linear_pass() {
     let paragraph = format!("{} We decided to keep going.\n\n", "lorem ipsum dolor ".repeat(55));
     let text = paragraph.repeat(10 * 1024 * 1024 / paragraph.len());
     let signals = detect_signals(&text, 100);
-    assert_eq!(signals.len(), text.matches("We decided to").count());
+    let expected = text.matches("We decided to").count().min(memcore::capture::MAX_SIGNALS);
+    assert_eq!(signals.len(), expected);
     let dir = tempfile::tempdir().unwrap();
     let memcore = text_only(dir.path());
     let decision = memcore.capture(&CaptureRequest::new(text).check_novelty(false)).unwrap();
     assert_eq!(decision.action, CaptureAction::Suggest);
+}
+
+#[test]
+fn dense_matches_are_bounded() {
+    // 250,000 matches of "TIL": the overlap filter is O(n log n), the signals stop at
+    // MAX_SIGNALS and the captures at MAX_CAPTURES (each skipped one says why).
+    let text = "TIL ".repeat(250_000);
+    let signals = detect_signals(&text, 20);
+    assert_eq!(signals.len(), memcore::capture::MAX_SIGNALS);
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = text_only(dir.path());
+    let decision = memcore.capture(&CaptureRequest::new(text).check_novelty(false)).unwrap();
+    assert!(decision.captures.len() <= memcore::capture::MAX_CAPTURES);
+}
+
+#[test]
+fn captures_never_replace_other_memories_and_repeat_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = text_only(dir.path());
+    // The same heading: ids are content hashes, not the heading's slug.
+    let first = memcore
+        .capture(
+            &CaptureRequest::new("[remember:decisions] # Plan\nWe decided to use Postgres.")
+                .apply(false),
+        )
+        .unwrap();
+    let second = memcore
+        .capture(
+            &CaptureRequest::new("[remember:decisions] # Plan\nWe decided to drop Redis for good.")
+                .apply(false),
+        )
+        .unwrap();
+    assert_ne!(first.stored, second.stored);
+    assert_eq!(memcore.list(&ListOptions::new()).unwrap().memories.len(), 2);
+    // The same marked text twice in one text: one capture.
+    let twice = memcore
+        .capture(
+            &CaptureRequest::new("[remember] ok [remember] ok").check_novelty(false).apply(false),
+        )
+        .unwrap();
+    assert_eq!(twice.stored.len(), 1, "{twice:?}");
+}
+
+#[test]
+fn a_marker_keeps_its_namespace_and_positions_index_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = text_only(dir.path());
+    let decision = memcore
+        .capture(
+            &CaptureRequest::new("[remember:decisions] Use WAL. [remember] TIL x.")
+                .namespace("notes"),
+        )
+        .unwrap();
+    let namespaces: Vec<&str> = decision.captures.iter().map(|c| c.namespace.as_str()).collect();
+    assert_eq!(namespaces, ["decisions", "notes"]);
+    let text = "  \n Body of the note.";
+    let decision =
+        memcore.capture(&CaptureRequest::new(text).namespace("notes").summary("s")).unwrap();
+    let signal = &decision.signals[0];
+    assert_eq!(&text[signal.start..signal.end], signal.matched);
 }
 
 proptest! {

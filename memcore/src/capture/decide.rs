@@ -10,8 +10,11 @@ use serde::{Deserialize, Serialize};
 use super::novelty::{Novelty, overlap, words};
 use super::signals::round3;
 use super::{CaptureConfig, CaptureSignal, SignalType};
-use crate::text::{ELLIPSIS, one_line, sentence_around};
+use crate::text::{Window, one_line, sentence_around};
 use crate::{MemoryRef, Result};
+
+/// The most captures one text makes (the most confident; the rest are skipped, saying so).
+pub const MAX_CAPTURES: usize = 100;
 
 /// The longest suggested summary, in characters (seed: 200).
 pub(crate) const SUGGESTED_SUMMARY_CHARS: usize = 200;
@@ -113,20 +116,25 @@ pub(crate) struct Proposal {
     pub(crate) content: String,
     /// Its summary, if it has one of its own; else one is made from the content.
     pub(crate) summary: Option<String>,
+    /// Whether its namespace was written explicitly (a marker's, a `/capture`'s), so that a
+    /// request's namespace does not replace it.
+    pub(crate) fixed_namespace: bool,
 }
 
 impl Proposal {
-    /// A detected signal: its context (without the marks of a cut) is the content, the
+    /// A signal detected in `text`: the words of its context `window` are the content, the
     /// sentence holding the match its summary.
-    pub(crate) fn detected(signal: CaptureSignal) -> Self {
-        let context = signal.context.as_str();
-        let content = context.strip_prefix(ELLIPSIS).unwrap_or(context);
-        let content = content.strip_suffix(ELLIPSIS).unwrap_or(content).trim().to_owned();
-        let summary = content.find(&signal.matched).map(|at| {
-            let sentence = sentence_around(&content, at..at + signal.matched.len());
-            one_line(sentence, SUGGESTED_SUMMARY_CHARS)
-        });
-        Self { signal, content, summary }
+    pub(crate) fn detected(text: &str, signal: CaptureSignal, window: &Window) -> Self {
+        let content = window.words(text).to_owned();
+        // The sentence is looked for within the context only: in a text without sentence
+        // ends, a search of the whole text per signal would be quadratic.
+        // A match ending in white space (`interestingly, `) may end past the trimmed words.
+        let offset = window.range().start;
+        let start = (signal.start - offset).min(content.len());
+        let end = (signal.end - offset).min(content.len());
+        let sentence = sentence_around(&content, start..end);
+        let summary = Some(one_line(sentence, SUGGESTED_SUMMARY_CHARS));
+        Self { signal, content, summary, fixed_namespace: false }
     }
 }
 
@@ -155,9 +163,19 @@ pub(crate) fn decide(
     for index in order {
         let proposal = &proposals[index];
         let namespace = proposal.signal.namespace.as_str();
+        if captures.len() >= MAX_CAPTURES {
+            skipped.push(SkippedCapture {
+                signal: index,
+                reason: format!("over the {MAX_CAPTURES} captures one text may make"),
+                novelty: None,
+            });
+            continue;
+        }
         let own = words(&proposal.content);
-        let repeated = kept_words.iter().find(|(ns, kept, _)| {
-            ns == namespace && overlap(&own, kept) >= config.similarity_threshold
+        let repeated = kept_words.iter().find(|(ns, kept, kept_index)| {
+            ns == namespace
+                && (proposals[*kept_index].content.trim() == proposal.content.trim()
+                    || overlap(&own, kept) >= config.similarity_threshold)
         });
         if let Some((_, _, stronger)) = repeated {
             skipped.push(SkippedCapture {
@@ -272,11 +290,14 @@ pub fn technology_tags(text: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::detect_signals;
     use crate::capture::novelty::{NoveltyMethod, SimilarMemory};
+    use crate::capture::signals::detect_with_windows;
 
     fn proposals(text: &str) -> Vec<Proposal> {
-        detect_signals(text, 100).into_iter().map(Proposal::detected).collect()
+        detect_with_windows(text, 100)
+            .into_iter()
+            .map(|(signal, window)| Proposal::detected(text, signal, &window))
+            .collect()
     }
 
     fn novel(_: &str, _: &str) -> Result<Novelty> {

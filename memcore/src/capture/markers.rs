@@ -17,8 +17,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::format::{code_ranges, in_ranges};
 use crate::text::CharCounter;
-use crate::format::code_ranges;
 use crate::{Error, Result};
 
 /// A marker; group 1 is the namespace when one is written.
@@ -56,7 +56,7 @@ pub(crate) fn find_markers(text: &str, namespaces: &[String]) -> Result<Vec<Mark
     let code = code_ranges(text);
     let found: Vec<regex::Captures<'_>> = MARKER
         .captures_iter(text)
-        .filter(|caps| caps.get(0).is_some_and(|m| !code.iter().any(|r| r.contains(&m.start()))))
+        .filter(|caps| caps.get(0).is_some_and(|m| !in_ranges(&code, m.start())))
         .collect();
     let mut chars = CharCounter::default();
     let mut markers = Vec::with_capacity(found.len());

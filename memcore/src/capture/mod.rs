@@ -1,8 +1,8 @@
 //! The capture engine (seed 002, section 1): what in a text is worth remembering, whether it
 //! is new, and whether to store it now, suggest it, or skip it; offline, without an LLM.
 //!
-//! - [`markers`](find_markers): `[remember]` and `[remember:<namespace>]` mark text
-//!   explicitly; when a text has markers, only they count.
+//! - Markers: `[remember]` and `[remember:<namespace>]` mark text explicitly; when a text
+//!   has markers, only they count.
 //! - [`detect_signals`]: otherwise, the seed's 44 signal phrases with their base confidences
 //!   and adjustments, outside markdown code.
 //! - [`Novelty`]: each capture is compared with the stored memories of its namespace
@@ -19,16 +19,17 @@ mod decide;
 mod markers;
 mod novelty;
 mod requests;
-mod signals;
+pub(crate) mod signals;
 
 pub use config::CaptureConfig;
 pub use decide::{
-    CaptureAction, CaptureDecision, SkippedCapture, SuggestedCapture, technology_tags,
+    CaptureAction, CaptureDecision, MAX_CAPTURES, SkippedCapture, SuggestedCapture, technology_tags,
 };
 pub use novelty::{Novelty, NoveltyMethod, SimilarMemory};
 pub use requests::CaptureRequest;
 pub use signals::{
-    CaptureSignal, PATTERNS, SignalPattern, SignalType, detect_signals, score_confidence,
+    CaptureSignal, MAX_SIGNALS, PATTERNS, SignalPattern, SignalType, detect_signals,
+    score_confidence,
 };
 
 pub(crate) use decide::{Proposal, SUGGESTED_SUMMARY_CHARS, decide};

@@ -7,7 +7,7 @@ use serde::Deserialize;
 ///
 /// With `summary` (and `namespace`), the whole text is one explicit capture, as seed 002's
 /// `/capture --namespace=... --summary=...` command makes it.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct CaptureRequest {
@@ -16,7 +16,7 @@ pub struct CaptureRequest {
     /// ("we decided to", "TIL", "blocked by", ...) are looked for.
     pub text: String,
     /// Put every capture in this namespace (one of `capture.namespaces`) instead of the one
-    /// its signal suggests.
+    /// its signal suggests (a marker's own `[remember:<namespace>]` is kept).
     #[serde(default)]
     pub namespace: Option<String>,
     /// Capture the whole text as one memory with this one-line summary (at most
@@ -48,7 +48,16 @@ fn yes() -> bool {
 impl CaptureRequest {
     /// A request to decide about `text` (novelty checked, nothing stored).
     pub fn new(text: impl Into<String>) -> Self {
-        Self { text: text.into(), check_novelty: true, ..Self::default() }
+        Self {
+            text: text.into(),
+            namespace: None,
+            summary: None,
+            tags: Vec::new(),
+            created_by: None,
+            check_novelty: true,
+            apply: false,
+            apply_suggested: false,
+        }
     }
 
     /// Puts every capture in `namespace`.

@@ -7,13 +7,15 @@
 //! indented blocks, inline spans) are not signals. Of two matches of the same type that
 //! overlap, the more confident one is kept.
 
+use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{Regex, RegexSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::format::code_ranges;
+use crate::format::{code_ranges, in_ranges};
 use crate::text::{CharCounter, Window, extract};
 
 /// What kind of memorable thing a signal points at.
@@ -234,8 +236,25 @@ pub(crate) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The signals of `text` outside markdown code, in text order, each with the context of
-/// `window` characters either side.
+/// The most signals one text gives: the first in text order (a text of 10 MB of "TIL" would
+/// otherwise make millions).
+pub const MAX_SIGNALS: usize = 10_000;
+
+/// One match of a pattern: the pattern's index, the match, its confidence and context.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// Index into [`PATTERNS`].
+    pattern: usize,
+    /// The match, in bytes of the text.
+    range: Range<usize>,
+    /// The adjusted confidence.
+    confidence: f64,
+    /// The context around it.
+    pub(crate) window: Window,
+}
+
+/// The signals of `text` outside markdown code, in text order (at most [`MAX_SIGNALS`]),
+/// each with the context of `window` characters either side.
 ///
 /// ```
 /// use memcore::capture::{SignalType, detect_signals};
@@ -246,75 +265,92 @@ pub(crate) fn round3(x: f64) -> f64 {
 /// assert_eq!(signals[0].confidence, 0.92); // 0.90, +0.02 for a complete sentence
 /// ```
 pub fn detect_signals(text: &str, window: usize) -> Vec<CaptureSignal> {
+    detect_with_windows(text, window).into_iter().map(|(signal, _)| signal).collect()
+}
+
+/// [`detect_signals`], each signal with its context window in `text`.
+pub(crate) fn detect_with_windows(text: &str, window: usize) -> Vec<(CaptureSignal, Window)> {
     let compiled = &*COMPILED;
     let occurring = compiled.set.matches(text);
     if !occurring.matched_any() {
         return Vec::new();
     }
     let code = code_ranges(text);
-    let in_code = |at: usize| code.iter().any(|range| range.contains(&at));
-    let mut found: Vec<(usize, std::ops::Range<usize>, f64, Window)> = Vec::new();
-    for index in occurring.iter() {
-        let spec = &PATTERNS[index];
-        for hit in compiled.each[index].find_iter(text) {
-            if in_code(hit.start()) {
-                continue;
+    let mut found: Vec<Found> = Vec::new();
+    for pattern in occurring.iter() {
+        for hit in compiled.each[pattern].find_iter(text) {
+            if !in_ranges(&code, hit.start()) {
+                found.push(Found {
+                    pattern,
+                    range: hit.range(),
+                    confidence: 0.0,
+                    window: Window::default(),
+                });
             }
-            let window = extract(text, hit.range(), window);
-            let confidence = score_confidence(
-                spec.base_confidence,
-                hit.as_str().chars().count(),
-                window.words(text),
-            );
-            found.push((index, hit.range(), confidence, window));
         }
     }
-    keep_strongest_per_overlap(&mut found);
-    found.sort_by_key(|(index, range, ..)| (range.start, *index));
+    let mut found = keep_strongest_per_overlap(found, |f| {
+        // The context's words adjust the confidence, which decides between overlapping ones.
+        f.window = extract(text, f.range.clone(), window);
+        let chars = text[f.range.clone()].chars().count();
+        f.confidence =
+            score_confidence(PATTERNS[f.pattern].base_confidence, chars, f.window.words(text));
+    });
+    found.sort_by_key(|f| (f.range.start, f.pattern));
+    found.truncate(MAX_SIGNALS);
     let mut chars = CharCounter::default();
     found
         .into_iter()
-        .map(|(index, range, confidence, window)| {
-            let kind = PATTERNS[index].kind;
-            let start_char = chars.at(text, range.start);
-            CaptureSignal {
+        .map(|f| {
+            let kind = PATTERNS[f.pattern].kind;
+            let start_char = chars.at(text, f.range.start);
+            let signal = CaptureSignal {
                 kind,
-                matched: text[range.clone()].to_owned(),
-                confidence,
-                context: window.render(text),
+                matched: text[f.range.clone()].to_owned(),
+                confidence: f.confidence,
+                context: f.window.render(text),
                 namespace: kind.namespace().to_owned(),
-                start: range.start,
-                end: range.end,
+                start: f.range.start,
+                end: f.range.end,
                 start_char,
-                end_char: start_char + text[range.clone()].chars().count(),
-            }
+                end_char: start_char + text[f.range.clone()].chars().count(),
+            };
+            (signal, f.window)
         })
         .collect()
 }
 
-/// Drops every match overlapped by a more confident one of the same type (the earlier one
-/// on a tie).
-fn keep_strongest_per_overlap(found: &mut Vec<(usize, std::ops::Range<usize>, f64, Window)>) {
+/// Scores every match with `score`, then drops every match overlapped by a more confident
+/// one of the same type (the earlier one on a tie): the kept matches of a type do not
+/// overlap, so one ordered map per type answers "does this overlap a kept one" in O(log n).
+fn keep_strongest_per_overlap(
+    mut found: Vec<Found>,
+    mut score: impl FnMut(&mut Found),
+) -> Vec<Found> {
+    found.iter_mut().for_each(&mut score);
     found.sort_by(|a, b| {
-        let kind = |index: usize| PATTERNS[index].kind;
-        kind(a.0)
-            .cmp(&kind(b.0))
-            .then(b.2.total_cmp(&a.2))
-            .then(a.1.start.cmp(&b.1.start))
-            .then(a.0.cmp(&b.0))
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(a.range.start.cmp(&b.range.start))
+            .then(a.pattern.cmp(&b.pattern))
     });
-    let mut kept: Vec<(usize, std::ops::Range<usize>, f64, Window)> = Vec::new();
-    for candidate in found.drain(..) {
-        let overlapped = kept.iter().any(|(index, range, ..)| {
-            PATTERNS[*index].kind == PATTERNS[candidate.0].kind
-                && range.start < candidate.1.end
-                && candidate.1.start < range.end
-        });
+    let mut kept_ends: BTreeMap<(SignalType, usize), usize> = BTreeMap::new();
+    let mut kept = Vec::new();
+    for candidate in found {
+        let kind = PATTERNS[candidate.pattern].kind;
+        let (start, end) = (candidate.range.start, candidate.range.end);
+        // The kept match of this type starting last before `end` is the only one that can
+        // overlap: kept ones are disjoint, so earlier ones end before it starts.
+        let overlapped = kept_ends
+            .range((kind, 0)..(kind, end))
+            .next_back()
+            .is_some_and(|(_, &kept_end)| kept_end > start);
         if !overlapped {
+            kept_ends.insert((kind, start), end);
             kept.push(candidate);
         }
     }
-    *found = kept;
+    kept
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::format::code_ranges;
+use crate::format::{code_ranges, in_ranges};
 use crate::text::CharCounter;
 use crate::{Error, Result};
 
@@ -152,7 +152,7 @@ fn tags(text: &str) -> Vec<FoundTag> {
         return Vec::new();
     }
     let code = code_ranges(text);
-    let in_code = |at: usize| code.iter().any(|range| range.contains(&at));
+    let in_code = |at: usize| in_ranges(&code, at);
     TAG_START
         .find_iter(text)
         .filter(|found| !in_code(found.start()))

@@ -43,6 +43,13 @@ pub(crate) fn code_ranges(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Whether byte `at` lies in one of `ranges` (sorted by start and not overlapping, as
+/// [`code_ranges`] gives them), by binary search.
+pub(crate) fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
+    let after = ranges.partition_point(|range| range.start <= at);
+    after > 0 && ranges[after - 1].contains(&at)
+}
+
 /// A title for content that has none: its first H1, else its first non-blank line (cut at 80
 /// characters), else the id.
 pub(crate) fn derive_title(content: &str, id: &MemoryId) -> String {

@@ -6,5 +6,5 @@ mod markdown;
 mod render;
 
 pub use frontmatter::parse_timestamp;
-pub(crate) use markdown::{code_ranges, derive_title, first_heading};
+pub(crate) use markdown::{code_ranges, derive_title, first_heading, in_ranges};
 pub use render::Format;

@@ -53,7 +53,9 @@ impl Memcore {
         let mut proposals = self.proposals(request, config)?;
         for proposal in &mut proposals {
             limits.check_content(&proposal.content)?;
-            if let Some(namespace) = &request.namespace {
+            if let Some(namespace) =
+                request.namespace.as_ref().filter(|_| !proposal.fixed_namespace)
+            {
                 proposal.signal.namespace.clone_from(namespace);
             }
         }
@@ -72,7 +74,8 @@ impl Memcore {
             Ok(novelty)
         };
         let mut decision = capture::decide(proposals, config, &request.tags, novelty_of)?;
-        warnings.dedup();
+        let mut seen = std::collections::HashSet::new();
+        warnings.retain(|warning| seen.insert(warning.clone()));
         decision.warnings = warnings;
         if request.apply {
             decision.stored = self.store_captures(&decision, request)?;
@@ -88,8 +91,12 @@ impl Memcore {
         }
         let markers = capture::find_markers(&request.text, &config.namespaces)?;
         if markers.is_empty() {
-            let signals = capture::detect_signals(&request.text, config.context_chars);
-            return Ok(signals.into_iter().map(Proposal::detected).collect());
+            let text = &request.text;
+            let signals = capture::signals::detect_with_windows(text, config.context_chars);
+            return Ok(signals
+                .into_iter()
+                .map(|(signal, window)| Proposal::detected(text, signal, &window))
+                .collect());
         }
         Ok(markers.into_iter().map(|marker| marked(marker, config)).collect())
     }
@@ -114,19 +121,27 @@ impl Memcore {
         }
         self.config().limits.check_summary(summary)?;
         let text = request.text.trim();
+        // Positions are in the request's text, leading white space included.
+        let lead = request.text.len() - request.text.trim_start().len();
+        let lead_chars = request.text[..lead].chars().count();
         let matched: String = text.chars().take(EXPLICIT_MATCH_CHARS).collect();
         let signal = CaptureSignal {
             kind: SignalType::Explicit,
             confidence: 1.0,
             context: text.to_owned(),
             namespace: namespace.clone(),
-            start: 0,
-            end: matched.len(),
-            start_char: 0,
-            end_char: matched.chars().count(),
+            start: lead,
+            end: lead + matched.len(),
+            start_char: lead_chars,
+            end_char: lead_chars + matched.chars().count(),
             matched,
         };
-        Ok(Proposal { signal, content: text.to_owned(), summary: Some(summary.to_owned()) })
+        Ok(Proposal {
+            signal,
+            content: text.to_owned(),
+            summary: Some(summary.to_owned()),
+            fixed_namespace: true,
+        })
     }
 
     /// The novelty of `content` against the `novelty_k` most similar memories of
@@ -192,7 +207,7 @@ impl Memcore {
             .iter()
             .filter(|capture| wanted(capture.action))
             .map(|capture| {
-                let id = MemoryId::generate(None, &capture.content);
+                let id = MemoryId::for_content(&capture.content);
                 let mut memory = NewMemory::new(capture.content.as_str())
                     .id(id.as_str())
                     .collection(capture.namespace.as_str())
@@ -225,6 +240,7 @@ impl Memcore {
 /// it marks, in the namespace it names or, for `[remember]`, the one the strongest signal in
 /// that text suggests (`notes` when there is none).
 fn marked(marker: Marker, config: &CaptureConfig) -> Proposal {
+    let fixed_namespace = marker.namespace.is_some();
     let namespace = marker.namespace.unwrap_or_else(|| {
         capture::detect_signals(&marker.content, config.context_chars)
             .iter()
@@ -243,5 +259,5 @@ fn marked(marker: Marker, config: &CaptureConfig) -> Proposal {
         start_char: marker.start_char,
         end_char: marker.end_char,
     };
-    Proposal { signal, content: marker.content, summary: None }
+    Proposal { signal, content: marker.content, summary: None, fixed_namespace }
 }

@@ -127,6 +127,14 @@ pub(crate) fn slugify(text: &str) -> String {
     slug[..cut].trim_end_matches('-').to_owned()
 }
 
+impl MemoryId {
+    /// The id made from a hash of `content` alone (what [`MemoryId::generate`] falls back to):
+    /// equal contents get equal ids, different ones different ids.
+    pub(crate) fn for_content(content: &str) -> Self {
+        Self(content_hash_id(content))
+    }
+}
+
 fn content_hash_id(content: &str) -> String {
     let digest = Sha256::digest(content.as_bytes());
     crate::hex::hex(&digest[..HASH_ID_LEN / 2])

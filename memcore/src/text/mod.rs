@@ -6,4 +6,4 @@ mod chars;
 mod window;
 
 pub(crate) use chars::CharCounter;
-pub(crate) use window::{ELLIPSIS, Window, extract, one_line, sentence_around, shorten};
+pub(crate) use window::{Window, extract, one_line, sentence_around, shorten};

@@ -9,7 +9,7 @@ use std::ops::Range;
 pub(crate) const ELLIPSIS: &str = "...";
 
 /// The context of a match: byte offsets of its words in the text, and whether it was cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Window {
     /// The context's bytes in the text, trimmed of white space.
     range: Range<usize>,
@@ -23,6 +23,11 @@ impl Window {
     /// The context's words, without the marks of a cut.
     pub(crate) fn words<'t>(&self, text: &'t str) -> &'t str {
         &text[self.range.clone()]
+    }
+
+    /// The context's bytes in the text.
+    pub(crate) fn range(&self) -> Range<usize> {
+        self.range.clone()
     }
 
     /// The context as shown: its words, with `...` where text was left out.
@@ -102,13 +107,15 @@ pub(crate) fn sentence_around(text: &str, found: Range<usize>) -> &str {
     text[start..end].trim()
 }
 
-/// `text` as one line: white space collapsed, the marks of a cut and markdown emphasis
-/// removed, at most `max_chars` characters (cut at a word where one is near, with `...`).
+/// `text` as one line: white space collapsed, the marks of a cut at its ends and markdown
+/// emphasis (`*`, `` ` ``, `#`, `>` around words) removed, at most `max_chars` characters (cut at a word where one is near, with `...`).
 pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
-    let cleaned = text.replace(ELLIPSIS, " ");
+    let trimmed = text.trim();
+    let trimmed = trimmed.strip_prefix(ELLIPSIS).unwrap_or(trimmed);
+    let cleaned = trimmed.strip_suffix(ELLIPSIS).unwrap_or(trimmed);
     let words: Vec<&str> = cleaned
         .split_whitespace()
-        .map(|word| word.trim_matches(|c| matches!(c, '*' | '_' | '`' | '#' | '>')))
+        .map(|word| word.trim_matches(|c| matches!(c, '*' | '`' | '#' | '>')))
         .filter(|word| !word.is_empty())
         .collect();
     let line = words.join(" ");
@@ -120,6 +127,9 @@ pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
 pub(crate) fn shorten(line: &str, max_chars: usize) -> String {
     if line.chars().count() <= max_chars {
         return line.to_owned();
+    }
+    if max_chars <= ELLIPSIS.len() {
+        return line.chars().take(max_chars).collect();
     }
     let keep = max_chars.saturating_sub(ELLIPSIS.len());
     let cut = line.char_indices().nth(keep).map_or(line.len(), |(at, _)| at);
