@@ -124,6 +124,15 @@ pub(crate) enum Command {
     /// Find what in a text is worth remembering ([remember] markers, decisions, learnings,
     /// blockers, ...), check it is new, and with --apply store it
     Capture(CaptureArgs),
+    /// List a memory's [[links]]: the memory or ghost node each reaches, type and context
+    Links(RefArgs),
+    /// List the links into a memory or a ghost node (ghost:src/server.py, or src/server.py)
+    Backlinks(BacklinksArgs),
+    /// Add text (a file, or `-` for standard input) to the end of a memory: a new version
+    Append(AppendArgs),
+    /// Merge memories into a new one: their content under headings, tags united, links
+    /// re-pointed, the sources moved to the trash (all or nothing)
+    Merge(MergeArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -393,6 +402,39 @@ pub(crate) struct KeepitPreviewArgs {
     pub(crate) max_distance: u32,
 }
 
+/// `backlinks`.
+#[derive(Debug, Args)]
+pub(crate) struct BacklinksArgs {
+    /// A memory (id or collection/id), ghost:<target>, or a target as links write it
+    #[arg(value_name = "TARGET")]
+    pub(crate) target: String,
+}
+
+/// `append`.
+#[derive(Debug, Args)]
+pub(crate) struct AppendArgs {
+    /// The memory: id or collection/id
+    #[arg(value_name = "REF")]
+    pub(crate) reference: String,
+    /// The markdown to add: a file, or `-` for standard input (the default)
+    #[arg(value_name = "FILE", default_value = "-")]
+    pub(crate) file: PathBuf,
+}
+
+/// `merge`.
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The memories to merge, in the order their content appears
+    #[arg(value_name = "REF", required = true)]
+    pub(crate) references: Vec<String>,
+    /// The merged memory's id (in the first source's collection) or collection/id; must be new
+    #[arg(long, value_name = "ID")]
+    pub(crate) into: String,
+    /// Text opening the merged memory
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) summary: Option<String>,
+}
+
 /// `capture`.
 #[derive(Debug, Args)]
 pub(crate) struct CaptureArgs {
@@ -491,6 +533,13 @@ pub(crate) struct SearchArgs {
     /// semantic and hybrid modes)
     #[arg(long, value_name = "SIMILARITY", allow_negative_numbers = true)]
     pub(crate) min_score: Option<f32>,
+    /// Only memories linking to this target: a memory, ghost:<target> or a link target such
+    /// as src/server.py (each hit shows the link's anchor context)
+    #[arg(long, value_name = "TARGET")]
+    pub(crate) linked_to: Option<String>,
+    /// Let memories linked with the strongest hits join the results
+    #[arg(long)]
+    pub(crate) expand_links: bool,
 }
 
 /// The `--format` values of `get`, parsed by memcore.

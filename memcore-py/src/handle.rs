@@ -463,6 +463,9 @@ impl PyMemcore {
     /// `min_similarity` and `recency` (`{"weight": 0.2}` multiplies each score by
     /// `0.8 + 0.2 * relevance`; relevance decays by the store's `decay:` config, or with
     /// `"half_life_days": 30`, and `"by_type": False` applies the half-life to every type).
+    /// `linked_to` (a memory, `"ghost:src/server.py"` or a link target) searches only the
+    /// memories linking there, each hit carrying those `links`; `expand_links=True` lets
+    /// memories linked with the strongest hits join the results.
     /// Archived and tombstoned memories are found only with `statuses` naming them. Without
     /// the embedding model, semantic and hybrid fall back to full text and say so in
     /// `warnings`.
@@ -641,6 +644,59 @@ impl PyMemcore {
     ) -> PyResult<Py<PyAny>> {
         let request = request(options, json!({"text": py_to_json(text, "text", 1)?}))?;
         self.call_record(py, "capture", request, "CaptureDecision")
+    }
+
+    /// The `[[links]]` of the memory `id`, in content order, as `LinkEdge` records: the node
+    /// each reaches (a memory's `collection/id`, else `ghost:<target>`), its edge type
+    /// (`refactors`, `plans`, `debugs`, `mentions`, `related_to`), label and anchor context.
+    #[pyo3(signature = (id, *, collection=None))]
+    fn links(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        collection: Option<&str>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let request = json!({"ref": reference(py, id, collection)?});
+        self.call_records(py, "links", request, Some("links"), "LinkEdge")
+    }
+
+    /// Every link into `target`: a memory (`collection/id` or its id), a ghost node
+    /// (`"ghost:src/server.py"`) or a target as links write it; `LinkEdge` records by source,
+    /// then position. Nothing linking there is an empty list.
+    fn backlinks(&self, py: Python<'_>, target: &str) -> PyResult<Vec<Py<PyAny>>> {
+        self.call_records(py, "backlinks", json!({"target": target}), Some("links"), "LinkEdge")
+    }
+
+    /// Adds `text` to the end of the memory `id`, after a blank line, and returns it as
+    /// stored (version + 1; its links re-indexed). Blank text raises `ValidationError`.
+    #[pyo3(signature = (id, text, *, collection=None))]
+    fn append(
+        &self,
+        py: Python<'_>,
+        id: &str,
+        text: &Bound<'_, PyAny>,
+        collection: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields = json!({"text": py_to_json(text, "text", 2)?});
+        self.call_on(py, "append", (id, collection), fields, "Memory")
+    }
+
+    /// Merges the memories `refs` into a new memory `into` (an id, in the first source's
+    /// collection, or `collection/id`): `summary`, then each source under a `## <title>`
+    /// heading; tags united; links to the sources re-pointed; the sources moved to the
+    /// trash. Returns a `MergeResult`. All or nothing: an interrupted merge is finished the
+    /// next time the store is opened.
+    #[pyo3(signature = (refs, *, into, summary=None))]
+    fn merge(
+        &self,
+        py: Python<'_>,
+        refs: &Bound<'_, PyAny>,
+        into: &str,
+        summary: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let request =
+            json!({"refs": py_to_json(refs, "refs", 1)?, "into": into, "summary": summary});
+        self.call_record(py, "merge", request, "MergeResult")
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

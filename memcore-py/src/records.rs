@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::{capture, decay};
+use memcore::{capture, decay, links};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -162,6 +162,10 @@ pub(crate) const KINDS: &[Kind] = &[
         None,
     ),
     kind::<capture::SkippedCapture>("SkippedCapture", &["signal", "reason"], None),
+    kind::<links::LinkEdge>("LinkEdge", &["source", "node", "type", "start_char"], None),
+    kind::<links::MergeResult>("MergeResult", &["memory.ref", "#trashed", "#repointed"], None),
+    kind::<memcore::TargetCount>("TargetCount", &["node", "links"], None),
+    kind::<memcore::LinkStats>("LinkStats", &["links", "targets", "ghosts"], None),
     kind::<capture::CaptureDecision>(
         "CaptureDecision",
         &["action", "reason", "#signals", "#captures", "#skipped", "stored"],

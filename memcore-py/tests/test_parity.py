@@ -96,6 +96,10 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "keepit_set": lambda s, r: s.keepit_set(r["ref"], r["index"], r["weight"]),
     "keepit_preview": _keepit(memcore.Memcore.keepit_preview),
     "capture": lambda s, r: s.capture(**r),
+    "links": lambda s, r: {"links": s.links(r["ref"])},
+    "backlinks": lambda s, r: {"links": s.backlinks(r["target"])},
+    "append": lambda s, r: s.append(r["ref"], r["text"]),
+    "merge": lambda s, r: s.merge(r["refs"], into=r["into"], summary=r.get("summary")),
 }
 
 

@@ -225,7 +225,7 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
     assert first["score"] == top.score
     assert first["memory"] == top.memory.to_dict()
     assert first["parts"] == top.parts.to_dict()
-    assert set(first["parts"]) == {"text_rank", "text_score", "vector_rank", "vector_similarity", "base", "recency"}
+    assert set(first["parts"]) == {"text_rank", "text_score", "vector_rank", "vector_similarity", "base", "recency", "link"}
     assert top.to_dict() == first
 
 

@@ -37,6 +37,10 @@
 //!   suggest_threshold: 0.70
 //!   novelty_threshold: 0.3
 //!   similarity_threshold: 0.7
+//! links:                    # how [[links]] are typed, by words in their context
+//!   edge_types:
+//!     - { type: refactors, keywords: [refactor, refactoring, rewrite, restructure] }
+//!     - { type: plans, keywords: [plan, todo, will, should] }
 //! ```
 
 use std::path::{Component, Path, PathBuf};
@@ -45,6 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capture::CaptureConfig;
 use crate::decay::{DecayConfig, LifecycleConfig};
+use crate::links::EdgeTypes;
 use crate::{Collection, Error, Limits, Result};
 
 /// The names a project config may have, in the order they are looked for.
@@ -138,6 +143,8 @@ pub struct Config {
     pub lifecycle: LifecycleConfig,
     /// How the capture engine decides.
     pub capture: CaptureConfig,
+    /// How links are typed.
+    pub links: EdgeTypes,
 }
 
 /// Semantic search settings.
@@ -177,6 +184,7 @@ impl Default for Config {
             decay: DecayConfig::default(),
             lifecycle: LifecycleConfig::default(),
             capture: CaptureConfig::default(),
+            links: EdgeTypes::default(),
         }
     }
 }
@@ -221,7 +229,8 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         self.decay.validate()?;
         self.lifecycle.validate()?;
-        self.capture.validate()
+        self.capture.validate()?;
+        self.links.validate()
     }
 
     /// The config as YAML, as `memcore init` writes it.

@@ -74,6 +74,7 @@ mod git;
 mod hex;
 mod index;
 mod indexed;
+pub mod links;
 mod memcore;
 mod memory;
 mod search;
@@ -96,7 +97,9 @@ pub use index::{
     RepairReport, SyncReport, VerifyReport,
 };
 pub use indexed::Maintenance;
-pub use memcore::{Clock, ListOptions, Listing, Memcore, MemcoreBuilder, Stats};
+pub use memcore::{
+    Clock, LinkStats, ListOptions, Listing, Memcore, MemcoreBuilder, Stats, TargetCount,
+};
 pub use memory::{
     Collection, FIELD_NAMES, IntoMemoryRef, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory,
     MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,

@@ -258,3 +258,63 @@ fn an_interrupted_lifecycle_finishes_when_run_again() {
         }
     }
 }
+
+/// A merge cut short at any of its writes (the merged memory, the re-pointing of a linking
+/// memory, moving each source to the trash), refused or landed with an error, loses nothing
+/// and duplicates nothing once the store is opened again: either the merge did not happen
+/// (the merged memory was never written) or it is finished (sources in the trash, links
+/// re-pointed).
+#[test]
+fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
+    use memcore::links::MergeRequest;
+
+    // Writes 1-3 set up the store; the merge's writes are 4 (merged memory), 5 (re-point
+    // "uses"), 6 and 7 (trash the two sources).
+    for fault in [Fault::Refuse, Fault::AfterWrite] {
+        for fail_at in 4..=7 {
+            let what = format!("{fault:?} at write {fail_at}");
+            let dir = tempfile::tempdir().expect("temp dir");
+            let inner = FileStore::open(dir.path(), &config()).expect("store");
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
+            memcore.put(NewMemory::new("Alpha notes.").id("a").tags(["x"])).expect("a");
+            memcore.put(NewMemory::new("Beta notes.").id("b").tags(["y"])).expect("b");
+            memcore.put(NewMemory::new("Uses [[a]] and [[memory/b]].").id("uses")).expect("uses");
+            let request: MergeRequest = serde_json::from_value(serde_json::json!(
+                {"refs": ["a", "b"], "into": "ab", "summary": "A and B."}
+            ))
+            .expect("request");
+            let merged = memcore.merge(&request);
+            drop(memcore);
+            let reopened =
+                Memcore::builder().path(dir.path()).config(config()).open().expect("reopen");
+            let ids: Vec<String> = reopened
+                .list(&ListOptions::new())
+                .expect("list")
+                .memories
+                .iter()
+                .map(|m| m.id.to_string())
+                .collect();
+            let uses = reopened.get("uses").expect("uses").content;
+            if ids.contains(&"ab".to_owned()) {
+                assert_eq!(ids, ["ab", "uses"], "{what}: finished ({merged:?})");
+                assert_eq!(uses, "Uses [[memory/ab]] and [[memory/ab]].", "{what}");
+                let ab = reopened.get("ab").expect("ab");
+                assert!(ab.content.contains("Alpha notes.") && ab.content.contains("Beta notes."));
+            } else {
+                assert!(merged.is_err(), "{what}: no merged memory, yet merge said {merged:?}");
+                assert_eq!(ids, ["a", "b", "uses"], "{what}: undone");
+                assert_eq!(uses, "Uses [[a]] and [[memory/b]].", "{what}");
+            }
+            let verify = reopened.verify().expect("verify");
+            assert!(verify.consistent, "{what}: {verify:?}");
+            assert!(
+                !dir.path()
+                    .join(".memcore/merges")
+                    .read_dir()
+                    .is_ok_and(|mut d| d.next().is_some()),
+                "{what}: merge record left"
+            );
+        }
+    }
+}

@@ -15,7 +15,7 @@ TEST(call_runs_operations_on_records) {
   const char *search = "{\"text\": \"metal\", \"mode\": \"text\", \"tags_any\": [\"gpu\"]}";
   CHECK_OK(memcore_call(mc, STR("search"), STR(search), &json));
   /* Results of memcore_call have their keys in alphabetical order. */
-  CHECK_CONTAINS(json, "\"hits\":[{\"memory\":{\"collection\":\"knowledge\"");
+  CHECK_CONTAINS(json, "\"hits\":[{\"links\":[],\"memory\":{\"collection\":\"knowledge\"");
   CHECK_CONTAINS(json, "\"ref\":\"knowledge/gpu\"");
   memcore_string_free(json);
 
@@ -55,7 +55,8 @@ TEST(operations_lists_every_operation_with_schemas) {
   const char *names[] = {"put", "get", "update", "delete", "restore", "search", "list",
                          "collections", "versions", "diff", "hydrate", "stats", "verify",
                          "repair", "reindex", "sync", "transition", "lifecycle", "keepit_list",
-                         "keepit_set", "keepit_preview", "opened", "capture"};
+                         "keepit_set", "keepit_preview", "opened", "capture", "links",
+                         "backlinks", "append", "merge"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"name\":\"%s\"", names[i]);

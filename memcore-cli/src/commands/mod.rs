@@ -7,6 +7,7 @@ mod history;
 mod hydrate;
 mod index;
 mod init;
+mod links;
 mod model;
 mod read;
 mod search;
@@ -44,6 +45,10 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Status(args) => decay::status(&open(global, out)?, &args, out),
         Command::Lifecycle(command) => decay::lifecycle(&open(global, out)?, command, out),
         Command::Keepit(command) => decay::keepit(&open(global, out)?, command, out),
+        Command::Links(args) => links::links(&open(global, out)?, &args.reference, out),
+        Command::Backlinks(args) => links::backlinks(&open(global, out)?, &args.target, out),
+        Command::Append(args) => links::append(&open(global, out)?, &args, out),
+        Command::Merge(args) => links::merge(&open(global, out)?, args, out),
         Command::Capture(args) => capture::run(&open(global, out)?, args, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),

@@ -26,6 +26,10 @@ pub(super) fn run(memcore: &Memcore, args: SearchArgs, out: &mut Output) -> Resu
     if let Some(min) = args.min_score {
         query = query.min_similarity(min);
     }
+    if let Some(target) = args.linked_to {
+        query = query.linked_to(target);
+    }
+    query = query.expand_links(args.expand_links);
     let results = memcore.search(&query)?;
     if out.json() {
         return out.print_json(&results);

@@ -17,6 +17,7 @@ mod git_notes;
 #[path = "../../../memcore/tests/gitrepo/mod.rs"]
 mod gitrepo;
 mod history;
+mod links;
 mod maintenance;
 mod memories;
 mod operations;

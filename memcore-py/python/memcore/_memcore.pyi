@@ -70,6 +70,10 @@ __all__ = [
     "KeepitPreview",
     "MarkerPreview",
     "DistanceThreshold",
+    "LinkEdge",
+    "LinkStats",
+    "TargetCount",
+    "MergeResult",
     "CaptureDecision",
     "CaptureSignal",
     "SuggestedCapture",
@@ -281,6 +285,9 @@ class ScoreParts(Record):
     @property
     def recency(self) -> float:
         """The recency factor multiplied in (1.0 without a boost)."""
+    @property
+    def link(self) -> float | None:
+        """With `expand_links`: the score taken from the strong hit this memory is linked with."""
 
 @final
 class Hit(Record):
@@ -293,6 +300,9 @@ class Hit(Record):
         """`parts.base * parts.recency`; higher is better."""
     @property
     def parts(self) -> ScoreParts: ...
+    @property
+    def links(self) -> tuple[LinkEdge, ...]:
+        """With `linked_to`: the hit's links to the target, with their anchor context."""
 
 @final
 class SearchResults(SequenceRecord[Hit]):
@@ -458,6 +468,77 @@ class Stats(Record):
     def statuses(self) -> dict[str, int]: ...
     @property
     def unreadable(self) -> int: ...
+    @property
+    def links(self) -> LinkStats: ...
+
+@final
+class TargetCount(Record):
+    """A node (`collection/id` or `ghost:<target>`) and how many links reach it."""
+
+    @property
+    def node(self) -> str: ...
+    @property
+    def links(self) -> int: ...
+
+@final
+class LinkStats(Record):
+    """The link graph in numbers."""
+
+    @property
+    def links(self) -> int: ...
+    @property
+    def linking_memories(self) -> int: ...
+    @property
+    def targets(self) -> int: ...
+    @property
+    def ghosts(self) -> int:
+        """Targets that are no memory (ghost nodes)."""
+    @property
+    def edge_types(self) -> dict[str, int]: ...
+    @property
+    def top_targets(self) -> tuple[TargetCount, ...]: ...
+
+@final
+class LinkEdge(Record):
+    """A memory's `[[link]]` to a memory or a ghost node."""
+
+    @property
+    def source(self) -> str:
+        """The memory holding the link."""
+    @property
+    def target(self) -> str:
+        """The normalised target as written."""
+    @property
+    def node(self) -> str:
+        """The memory's `collection/id` the target names, else `ghost:<target>`."""
+    @property
+    def ghost(self) -> bool: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def type(self) -> str:
+        """`refactors`, `plans`, `debugs`, `mentions` or `related_to` (configurable)."""
+    @property
+    def anchor(self) -> str:
+        """About 100 characters either side of the link, `...` where cut."""
+    @property
+    def start_char(self) -> int: ...
+    @property
+    def end_char(self) -> int: ...
+
+@final
+class MergeResult(Record):
+    """What `Memcore.merge` did."""
+
+    @property
+    def memory(self) -> Memory:
+        """The merged memory as stored."""
+    @property
+    def trashed(self) -> tuple[TrashEntry, ...]:
+        """The sources, moved to the trash."""
+    @property
+    def repointed(self) -> tuple[str, ...]:
+        """Memories whose links to a source now point to the merged memory."""
 
 @final
 class LifecycleStats(Record):
@@ -862,6 +943,8 @@ class Memcore:
         filters: _Filters | None = None,
         min_similarity: float | None = None,
         recency: Mapping[str, float | bool | None] | None = None,
+        linked_to: str | None = None,
+        expand_links: bool = False,
     ) -> SearchResults:
         """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
     def opened_with(self) -> builtins.list[dict[str, Any]]:
@@ -909,6 +992,14 @@ class Memcore:
     ) -> KeepitPreview:
         """Which markers of the memory `id` or of `text` survive a compression at `ratio`:1,
         at each session distance from 1 to `max_distance`."""
+    def links(self, id: str, *, collection: str | None = None) -> builtins.list[LinkEdge]:
+        """The memory's `[[links]]`, in content order."""
+    def backlinks(self, target: str) -> builtins.list[LinkEdge]:
+        """Every link into a memory, a ghost node (`ghost:x`) or a target as links write it."""
+    def append(self, id: str, text: str, *, collection: str | None = None) -> Memory:
+        """Adds `text` to the end of the memory (a new version)."""
+    def merge(self, refs: Iterable[str], *, into: str, summary: str | None = None) -> MergeResult:
+        """Merges memories into a new one; sources to the trash, links re-pointed."""
     def capture(
         self,
         text: str,

@@ -12,6 +12,7 @@ use crate::decay::{
     KeepitMarkers, KeepitPreview, KeepitPreviewRequest, KeepitSetRequest, KeepitSource,
     LifecycleOptions, LifecycleReport, TransitionRequest,
 };
+use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
 use crate::{
     Hydrated, ListOptions, Listing, Memcore, Query, ReindexReport, RepairReport, Result,
     SearchResults, Stats, SyncReport, TrashEntry, VerifyReport, Version,
@@ -42,6 +43,10 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<KeepitSet>(),
     OperationEntry::of::<KeepitPreviewOp>(),
     OperationEntry::of::<Capture>(),
+    OperationEntry::of::<Links>(),
+    OperationEntry::of::<Backlinks>(),
+    OperationEntry::of::<Append>(),
+    OperationEntry::of::<Merge>(),
 ];
 
 /// Declares an operation: a unit struct and its [`Operation`] impl, whose `run` is `body`
@@ -252,4 +257,38 @@ operation! {
     "Find what in a text is worth remembering ([remember] markers, decisions, learnings, \
      blockers, ...), check it is new, and store it when asked (apply)",
     |memcore, request: CaptureRequest| -> CaptureDecision { memcore.capture(&request) }
+}
+
+operation! {
+    /// `links`: [`Memcore::links`].
+    Links = "links",
+    "List a memory's [[links]]: the memory or ghost node each reaches, edge type, anchor context",
+    |memcore, request: RefRequest| -> LinkList {
+        Ok(LinkList { links: memcore.links(&request.reference)? })
+    }
+}
+
+operation! {
+    /// `backlinks`: [`Memcore::backlinks`].
+    Backlinks = "backlinks",
+    "List the links into a memory or ghost node (ghost:src/server.py), with their anchor context",
+    |memcore, request: BacklinksRequest| -> LinkList {
+        Ok(LinkList { links: memcore.backlinks(&request.target)? })
+    }
+}
+
+operation! {
+    /// `append`: [`Memcore::append`].
+    Append = "append", "Add text to the end of a memory (a new version; its links re-indexed)",
+    |memcore, request: AppendRequest| -> MemoryRecord {
+        memcore.append(&request.reference, &request.text).map(MemoryRecord::of)
+    }
+}
+
+operation! {
+    /// `merge`: [`Memcore::merge`].
+    Merge = "merge",
+    "Merge memories into a new one (content under headings, tags united, links re-pointed, \
+     sources to the trash), all or nothing",
+    |memcore, request: MergeRequest| -> MergeResult { memcore.merge(&request) }
 }

@@ -1,6 +1,8 @@
 //! What the derived indexes know of a memory: [`IndexDoc`] (text, filterable metadata and a
 //! content hash) and [`DocFilter`], the filters every index can apply itself.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -113,6 +115,8 @@ pub(crate) struct DocFilter {
     pub(crate) updated_from: Option<Timestamp>,
     /// Updated before.
     pub(crate) updated_to: Option<Timestamp>,
+    /// Only these memories (a search restricted to the memories linking to a target).
+    pub(crate) keys: Option<HashSet<MemoryRef>>,
 }
 
 impl DocFilter {
@@ -137,5 +141,6 @@ impl DocFilter {
             && (self.statuses.is_empty() || self.statuses.contains(&meta.status))
             && within(meta.created_at, self.created_from, self.created_to)
             && within(meta.updated_at, self.updated_from, self.updated_to)
+            && self.keys.as_ref().is_none_or(|keys| keys.contains(&meta.key))
     }
 }

@@ -13,7 +13,7 @@ mod journal;
 mod report;
 mod semantic;
 mod set;
-mod text;
+pub(crate) mod text;
 pub(crate) mod unsynced_dir;
 mod vector;
 

@@ -36,7 +36,12 @@ impl IndexSet {
         let missing = !text_dir.exists();
         let (text, damaged) = match TextIndex::open(&text_dir) {
             Ok(text) => (text, false),
-            Err(_) => (TextIndex::create_fresh(&text_dir)?, !missing),
+            // An index of an older memcore (another schema) is rebuilt like a missing one:
+            // an upgrade, not damage to warn about.
+            Err(e) => {
+                let outdated = e.to_string().contains(super::text::errors::OUTDATED_SCHEMA);
+                (TextIndex::create_fresh(&text_dir)?, !missing && !outdated)
+            }
         };
         let vectors = SemanticIndex::new(&dir.join("vectors"), embedder);
         Ok(Opened { set: Self { text, vectors }, missing, damaged })

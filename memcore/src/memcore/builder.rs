@@ -178,6 +178,7 @@ impl MemcoreBuilder {
             clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
             opened,
         };
+        memcore.finish_merges();
         // A store that can say what changed (git notes fetched from another clone) is synced
         // on open; the others are kept level by the write protocol.
         if !self.skip_sync && has_feed {

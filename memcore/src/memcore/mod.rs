@@ -3,7 +3,7 @@
 //! The handle is split by capability, one file each: opening ([`builder`]), writing
 //! (`write.rs`), reading and listing (`read.rs`), history (`history.rs`), git
 //! (`git.rs`), search (`search.rs`), the decay engine (`decay.rs`), the capture engine
-//! (`capture.rs`), index maintenance (`maintain.rs`) and statistics (`stats.rs`). An engine adds its file here (its methods on `Memcore`), its request and
+//! (`capture.rs`), the link graph (`links.rs`), index maintenance (`maintain.rs`) and statistics (`stats.rs`). An engine adds its file here (its methods on `Memcore`), its request and
 //! result records beside its code, and its operations to [`crate::api`]; every binding then
 //! reaches it.
 
@@ -12,6 +12,7 @@ mod capture;
 mod decay;
 mod git;
 mod history;
+mod links;
 mod maintain;
 mod read;
 mod search;
@@ -23,7 +24,7 @@ use std::sync::Arc;
 
 pub use self::builder::MemcoreBuilder;
 pub use self::read::{ListOptions, Listing};
-pub use self::stats::Stats;
+pub use self::stats::{LinkStats, Stats, TargetCount};
 use crate::config::{Config, Location};
 use crate::indexed::{IndexedStore, Maintenance};
 use crate::search::query_cache::QueryCache;

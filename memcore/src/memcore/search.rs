@@ -16,6 +16,7 @@ impl Memcore {
             cache: &self.query_cache,
             now: self.now(),
             decay: &self.config().decay,
+            links: &self.config().links,
         };
         engine::search(&context, query)
     }

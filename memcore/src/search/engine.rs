@@ -6,8 +6,9 @@ use super::fusion::rrf;
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
 use crate::decay::{DecayConfig, recency_factor};
-use crate::index::{DocFilter, Unavailable};
+use crate::index::{DocFilter, IndexDoc, Unavailable};
 use crate::indexed::{IndexedStore, Maintenance};
+use crate::links::{EdgeTypes, LinkEdge, extract_links, graph};
 use crate::{Collection, Error, MemoryRef, Result, Timestamp};
 
 /// Reciprocal-rank-fusion constant (Cormack et al.).
@@ -29,6 +30,8 @@ pub(crate) struct SearchContext<'a> {
     pub(crate) now: Timestamp,
     /// The store's decay settings, for the recency boost.
     pub(crate) decay: &'a DecayConfig,
+    /// How links are typed, for linked search.
+    pub(crate) links: &'a EdgeTypes,
 }
 
 /// Runs `query`.
@@ -36,7 +39,15 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     query.validate()?;
     let (mut warnings, replayed) = ctx.indexed.refresh()?;
     let mut maintenance: Vec<Maintenance> = replayed.into_iter().collect();
-    let filter = doc_filter(query)?;
+    let mut filter = doc_filter(query)?;
+    // Linked search: only the memories linking to the target, each with those links.
+    let mut anchors: HashMap<MemoryRef, Vec<LinkEdge>> = HashMap::new();
+    if let Some(target) = &query.linked_to {
+        for edge in graph::backlinks(&ctx.indexed.indexes().text, target, ctx.links)? {
+            anchors.entry(edge.source.clone()).or_default().push(edge);
+        }
+        filter.keys = Some(anchors.keys().cloned().collect());
+    }
     warnings.extend(query.filters.iter().filter(|f| !f.is_builtin_key()).map(|f| {
         format!(
             "filter key `{}` is not a built-in field: it matches extra frontmatter keys only",
@@ -90,6 +101,9 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     };
 
     let mut candidates = fuse(mode, &text_hits, &vector_hits);
+    if query.expand_links {
+        expand_links(ctx, &filter, &mut candidates)?;
+    }
     candidates.sort_by(|a, b| b.1.base.total_cmp(&a.1.base).then_with(|| a.0.cmp(&b.0)));
 
     let mut hits: Vec<Hit> = Vec::new();
@@ -110,7 +124,13 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
             continue;
         }
         parts.recency = recency_factor(relevance(ctx, query, &memory), query.recency.weight);
-        hits.push(Hit { memory: memory.summary_view(), score: parts.base * parts.recency, parts });
+        let links = anchors.remove(&key).unwrap_or_default();
+        hits.push(Hit {
+            memory: memory.summary_view(),
+            score: parts.base * parts.recency,
+            parts,
+            links,
+        });
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
@@ -159,6 +179,58 @@ fn semantic_hits(
             }
             Ok((hits, caught_up))
         })
+}
+
+/// How many of the strongest candidates lend their links to others (`expand_links`).
+const EXPAND_FROM: usize = 5;
+/// The share of a strong candidate's score a linked memory takes.
+const LINK_SHARE: f64 = 0.5;
+
+/// Adds to `candidates` the memories the strongest ones link to or are linked from (those
+/// `filter` lets through and not there already), each scored at [`LINK_SHARE`] of the
+/// strongest candidate it is linked with.
+fn expand_links(
+    ctx: &SearchContext<'_>,
+    filter: &DocFilter,
+    candidates: &mut Vec<(MemoryRef, ScoreParts)>,
+) -> Result<()> {
+    let text = &ctx.indexed.indexes().text;
+    let mut strongest: Vec<(MemoryRef, f64)> =
+        candidates.iter().map(|(key, parts)| (key.clone(), parts.base)).collect();
+    strongest.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    strongest.truncate(EXPAND_FROM);
+    let mut known: HashMap<MemoryRef, usize> =
+        candidates.iter().enumerate().map(|(i, (key, _))| (key.clone(), i)).collect();
+    for (key, base) in strongest {
+        let mut neighbours: Vec<MemoryRef> = graph::backlinks(text, &key.to_string(), ctx.links)?
+            .into_iter()
+            .map(|e| e.source)
+            .collect();
+        if let Ok(memory) = ctx.indexed.store().get(&key) {
+            for link in extract_links(&memory.content, &EdgeTypes::default()) {
+                neighbours.extend(graph::resolve(text, &link.target)?);
+            }
+        }
+        for neighbour in neighbours {
+            if neighbour == key || known.contains_key(&neighbour) {
+                continue;
+            }
+            let Ok(memory) = ctx.indexed.store().get(&neighbour) else { continue };
+            if !filter.matches(&IndexDoc::of(&memory).meta) {
+                continue;
+            }
+            let share = base * LINK_SHARE;
+            let parts = ScoreParts {
+                base: share,
+                recency: 1.0,
+                link: Some(share),
+                ..ScoreParts::default()
+            };
+            known.insert(neighbour.clone(), candidates.len());
+            candidates.push((neighbour, parts));
+        }
+    }
+    Ok(())
 }
 
 /// The `k`-th best score among `hits` (which holds at least `k >= 1` hits).
@@ -219,6 +291,7 @@ fn doc_filter(query: &Query) -> Result<DocFilter> {
         created_to: query.created_before,
         updated_from: query.updated_after,
         updated_to: query.updated_before,
+        keys: None,
     })
 }
 

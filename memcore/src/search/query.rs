@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::indexed::Maintenance;
+use crate::links::LinkEdge;
 use crate::{Error, Filter, MemorySummary, Result, Status, Timestamp};
 
 /// The most hits one search returns.
@@ -144,6 +145,15 @@ pub struct Query {
     /// The recency boost.
     #[serde(default)]
     pub recency: Recency,
+    /// Only memories linking to this target (a memory, `ghost:<target>` or a target as links
+    /// write it); each hit carries those links with their anchor context (seed 001's linked
+    /// search).
+    #[serde(default)]
+    pub linked_to: Option<String>,
+    /// Let memories linked to or from the strongest hits join the results, scored at half the
+    /// hit's score (off by default: see BENCHMARKS.md).
+    #[serde(default)]
+    pub expand_links: bool,
 }
 
 /// Hits a search returns unless asked otherwise.
@@ -176,7 +186,22 @@ impl Query {
             filters: Vec::new(),
             min_similarity: None,
             recency: Recency::default(),
+            linked_to: None,
+            expand_links: false,
         }
+    }
+
+    /// Searches only the memories linking to `target` (a memory, `ghost:<target>` or a
+    /// target as links write it).
+    pub fn linked_to(mut self, target: impl Into<String>) -> Self {
+        self.linked_to = Some(target.into());
+        self
+    }
+
+    /// Lets memories linked to or from the strongest hits join the results.
+    pub fn expand_links(mut self, expand: bool) -> Self {
+        self.expand_links = expand;
+        self
     }
 
     /// Sets the ranking mode.
@@ -324,6 +349,9 @@ pub struct ScoreParts {
     pub base: f64,
     /// The recency factor multiplied in (1.0 without boost).
     pub recency: f64,
+    /// For a memory that joined through a link to a strong hit (`expand_links`), the score it
+    /// took from that hit (its `base`).
+    pub link: Option<f64>,
 }
 
 /// An `f32` serialised as the shortest `f64` that reads back as the same `f32`, so that
@@ -346,6 +374,8 @@ pub struct Hit {
     pub score: f64,
     /// How the score came about.
     pub parts: ScoreParts,
+    /// With `linked_to`: the hit's links to the target, with their anchor context.
+    pub links: Vec<LinkEdge>,
 }
 
 /// What a search returns.

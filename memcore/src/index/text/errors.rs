@@ -30,10 +30,14 @@ pub(super) fn guarded<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T>
     })
 }
 
+/// How [`damaged`] says an index has another memcore version's schema (an upgrade, not
+/// damage).
+pub(crate) const OUTDATED_SCHEMA: &str = "was made with another schema (another memcore version)";
+
 /// An [`Error::Index`] for an index that cannot be read: rebuild it.
 pub(super) fn damaged(dir: &Path, e: TantivyError) -> Error {
     let what = match &e {
-        TantivyError::SchemaError(_) => "was made with another schema (another memcore version)",
+        TantivyError::SchemaError(_) => OUTDATED_SCHEMA,
         TantivyError::IncompatibleIndex(_) => "was made by an incompatible tantivy version",
         _ => "is damaged or unreadable",
     };

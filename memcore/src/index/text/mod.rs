@@ -10,7 +10,7 @@
 //!
 //! The index stores only the key and the content hash of each memory; the store holds the rest.
 
-mod errors;
+pub(crate) mod errors;
 mod query;
 mod schema;
 mod writer;
@@ -27,8 +27,9 @@ use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{
     AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermSetQuery,
 };
-use tantivy::schema::Value;
+use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::{DocSet, TERMINATED};
 
 use self::errors::{REBUILD, damaged, failed, guarded};
 use self::query::tame;
@@ -258,6 +259,58 @@ impl TextIndex {
         let term = Term::from_field_text(self.fields.id, id.as_str());
         let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
         Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
+    }
+
+    /// The `link_edge` terms starting with `prefix` that a live document holds, in term order
+    /// (see `crate::links::term`): a range scan of each segment's term dictionary, with the
+    /// postings checked only to skip deleted documents.
+    pub(crate) fn link_terms(&self, prefix: &str) -> Result<Vec<String>> {
+        guarded(&self.dir, || self.link_terms_unguarded(prefix))
+    }
+
+    /// [`TextIndex::link_terms`] without the panic guard.
+    fn link_terms_unguarded(&self, prefix: &str) -> Result<Vec<String>> {
+        let searcher = self.reader.searcher();
+        let read = |e: std::io::Error| Error::io(format!("reading {}", self.dir.display()), e);
+        let mut upper = prefix.as_bytes().to_vec();
+        // The first byte string after every string starting with `prefix` (none for "").
+        let upper = loop {
+            match upper.pop() {
+                None => break None,
+                Some(0xff) => {}
+                Some(last) => {
+                    upper.push(last + 1);
+                    break Some(upper);
+                }
+            }
+        };
+        let mut terms = Vec::new();
+        for segment in searcher.segment_readers() {
+            let inverted =
+                segment.inverted_index(self.fields.link_edge).map_err(|e| damaged(&self.dir, e))?;
+            let mut range = inverted.terms().range().ge(prefix.as_bytes());
+            if let Some(upper) = &upper {
+                range = range.lt(upper);
+            }
+            let mut stream = range.into_stream().map_err(read)?;
+            while stream.advance() {
+                let mut postings = inverted
+                    .read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)
+                    .map_err(read)?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED && segment.is_deleted(doc) {
+                    doc = postings.advance();
+                }
+                if doc != TERMINATED
+                    && let Ok(term) = std::str::from_utf8(stream.key())
+                {
+                    terms.push(term.to_owned());
+                }
+            }
+        }
+        terms.sort_unstable();
+        terms.dedup();
+        Ok(terms)
     }
 
     /// Every `(key, content hash)` in the index, sorted by key.

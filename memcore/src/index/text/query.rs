@@ -60,6 +60,15 @@ impl TextIndex {
         any_of(f.tags, &mut filter.tags_any.iter().map(String::as_str));
         any_of(f.kind, &mut filter.kinds.iter().map(String::as_str));
         any_of(f.status, &mut filter.statuses.iter().map(|s| s.as_str()));
+        if let Some(keys) = &filter.keys {
+            // An empty set lets nothing through: a term no document has.
+            let mut terms: Vec<Term> =
+                keys.iter().map(|k| Term::from_field_text(f.key, &k.to_string())).collect();
+            if terms.is_empty() {
+                terms.push(Term::from_field_text(f.key, ""));
+            }
+            clauses.push(Box::new(TermSetQuery::new(terms)));
+        }
         for tag in &filter.tags_all {
             clauses.push(Box::new(TermQuery::new(
                 Term::from_field_text(f.tags, tag),

@@ -13,6 +13,8 @@ use tantivy::{DateTime, TantivyDocument};
 
 use crate::Timestamp;
 use crate::index::IndexDoc;
+use crate::links::term::edge_term;
+use crate::links::{EdgeTypes, extract_links};
 
 /// The name under which the English analyzer is registered with tantivy.
 const ENGLISH: &str = "memcore_en";
@@ -46,6 +48,8 @@ pub(super) struct Fields {
     pub(super) updated: Field,
     /// The content hash: stored only.
     pub(super) hash: Field,
+    /// One raw term per `[[link]]` in the content (see `crate::links::term`): indexed only.
+    pub(super) link_edge: Field,
 }
 
 /// The schema of the index and its fields.
@@ -72,6 +76,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         created: builder.add_date_field("created", date.clone()),
         updated: builder.add_date_field("updated", date),
         hash: builder.add_text_field("hash", STORED),
+        link_edge: builder.add_text_field("link_edge", STRING),
     };
     (builder.build(), fields)
 }
@@ -115,6 +120,9 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_date(f.created, tantivy_date(meta.created_at, false));
     out.add_date(f.updated, tantivy_date(meta.updated_at, false));
     out.add_text(f.hash, &meta.hash);
+    for link in extract_links(&doc.content, &EdgeTypes::untyped()) {
+        out.add_text(f.link_edge, edge_term(&meta.key, &link));
+    }
     out
 }
 
