@@ -285,6 +285,10 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
             ))
             .expect("request");
             let merged = memcore.merge(&request);
+            // Every fault surfaces as an error, except a merged memory that landed although
+            // its write reported an error: the merge then carries on and succeeds.
+            let landed = fault == Fault::AfterWrite && fail_at == 4;
+            assert_eq!(merged.is_err(), !landed, "{what}: {merged:?}");
             drop(memcore);
             let reopened =
                 Memcore::builder().path(dir.path()).config(config()).open().expect("reopen");
@@ -297,12 +301,11 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
                 .collect();
             let uses = reopened.get("uses").expect("uses").content;
             if ids.contains(&"ab".to_owned()) {
-                assert_eq!(ids, ["ab", "uses"], "{what}: finished ({merged:?})");
+                assert_eq!(ids, ["ab", "uses"], "{what}: finished");
                 assert_eq!(uses, "Uses [[memory/ab]] and [[memory/ab]].", "{what}");
                 let ab = reopened.get("ab").expect("ab");
                 assert!(ab.content.contains("Alpha notes.") && ab.content.contains("Beta notes."));
             } else {
-                assert!(merged.is_err(), "{what}: no merged memory, yet merge said {merged:?}");
                 assert_eq!(ids, ["a", "b", "uses"], "{what}: undone");
                 assert_eq!(uses, "Uses [[a]] and [[memory/b]].", "{what}");
             }

@@ -226,3 +226,16 @@ fn stats_count_links_types_ghosts_and_top_targets() {
         ("ghost:src/server.py", 2)
     );
 }
+
+#[test]
+fn a_bare_id_held_by_two_collections_names_the_first_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    memcore.put(NewMemory::new("First.").id("x").collection("a")).unwrap();
+    memcore.put(NewMemory::new("Second.").id("x").collection("b")).unwrap();
+    memcore.put(NewMemory::new("See [[x]].").id("m")).unwrap();
+    assert_eq!(memcore.links("m").unwrap()[0].node, "a/x");
+    assert_eq!(sources(&memcore.backlinks("a/x").unwrap()), ["memory/m"]);
+    assert!(memcore.backlinks("b/x").unwrap().is_empty(), "[[x]] is a/x, not b/x");
+    assert_eq!(memcore.stats().unwrap().links.top_targets[0].node, "a/x");
+}

@@ -34,6 +34,15 @@ pub(crate) fn first_heading(content: &str) -> Option<String> {
 
 /// The byte ranges of markdown code in `text`: fenced and indented blocks and inline spans.
 pub(crate) fn code_ranges(text: &str) -> Vec<Range<usize>> {
+    // Code needs a backtick, a tilde fence or an indented line (four columns of leading
+    // white space, or a tab in it): without any, skip parsing.
+    let indented = text.lines().any(|line| {
+        let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+        lead >= 4 || line[..lead].contains('\t')
+    });
+    if !indented && !text.contains(['`', '~']) {
+        return Vec::new();
+    }
     Parser::new(text)
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
@@ -70,6 +79,15 @@ pub(crate) fn derive_title(content: &str, id: &MemoryId) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_is_found_only_where_it_can_be() {
+        assert!(code_ranges("plain [[text]] only").is_empty());
+        assert_eq!(code_ranges("a `b` c").len(), 1);
+        assert_eq!(code_ranges("para\n\n    indented code\n").len(), 1);
+        assert_eq!(code_ranges("para\n\n  \tindented code\n").len(), 1);
+        assert_eq!(code_ranges("~~~\nfenced\n~~~\n").len(), 1);
+    }
 
     #[test]
     fn finds_first_h1() {

@@ -16,7 +16,7 @@ pub struct EdgeRule {
     /// The edge type: lower-case letters and `_`.
     #[serde(rename = "type")]
     pub edge_type: String,
-    /// Words that give it, matched as whole words in any case.
+    /// Words that give it, matched as whole words in any case (one word each).
     pub keywords: Vec<String>,
 }
 
@@ -81,8 +81,9 @@ impl Default for EdgeTypes {
 }
 
 impl EdgeTypes {
-    /// No rules: every link is `related_to` (for callers that type links later).
-    pub(crate) fn untyped() -> Self {
+    /// No rules: every link is `related_to` (for callers that type links later, or not at
+    /// all).
+    pub fn untyped() -> Self {
         Self { edge_types: Vec::new() }
     }
 
@@ -112,7 +113,9 @@ impl EdgeTypes {
             .collect();
         self.edge_types
             .iter()
-            .find(|rule| rule.keywords.iter().any(|k| words.iter().any(|w| w == k)))
+            .find(|rule| {
+                rule.keywords.iter().any(|k| words.iter().any(|w| w.eq_ignore_ascii_case(k)))
+            })
             .map_or(DEFAULT_EDGE_TYPE, |rule| rule.edge_type.as_str())
     }
 

@@ -8,13 +8,12 @@ use super::{EdgeTypes, GHOST_PREFIX, Link, LinkEdge, normalize_target};
 use crate::index::TextIndex;
 use crate::{MemoryRef, Result};
 
-/// The memory `target` names, if the index holds one: `collection/id` exactly, or an id held
-/// by exactly one collection (the first in order when several hold it).
+/// The memory `target` names, if the index holds one: `collection/id` exactly, or an id (in
+/// the first collection, by name, of those holding it).
 pub(crate) fn resolve(text: &TextIndex, target: &str) -> Result<Option<MemoryRef>> {
     let Ok(reference) = target.parse::<MemoryRef>() else { return Ok(None) };
     if reference.is_qualified() {
-        let known = text.hashes_of(std::slice::from_ref(&reference))?;
-        return Ok(known.contains_key(&reference).then_some(reference));
+        return Ok(text.has_key(&reference)?.then_some(reference));
     }
     let mut keys = text.keys_with_id(reference.id())?;
     keys.sort_unstable();
@@ -62,10 +61,15 @@ pub(crate) fn backlinks(
     let resolved = resolve(text, &target)?;
     let mut written = vec![target.clone()];
     if let Some(memory) = &resolved {
-        for name in [memory.to_string(), memory.id().to_string()] {
-            if !written.contains(&name) {
-                written.push(name);
-            }
+        let qualified = memory.to_string();
+        if !written.contains(&qualified) {
+            written.push(qualified);
+        }
+        // `[[id]]` names this memory only if the id resolves to it (not to the same id in
+        // another collection).
+        let id = memory.id().to_string();
+        if !written.contains(&id) && resolve(text, &id)?.as_ref() == Some(memory) {
+            written.push(id);
         }
     }
     let mut edges = BTreeMap::new();

@@ -1,9 +1,8 @@
 //! The text side of merging memories (seed 001's `merge_memories`): the merged content, and
 //! links re-pointed from the sources to the merged memory.
 
-use super::normalize_target;
+use super::{EdgeTypes, Link, extract_links};
 use crate::Memory;
-use crate::format::{code_ranges, in_ranges};
 
 /// The content of a memory merging `sources`: the summary (if any), then each source under a
 /// `## <title>` heading, in the order given.
@@ -18,57 +17,42 @@ pub(crate) fn merged_content(sources: &[&Memory], summary: Option<&str>) -> Stri
     parts.join("\n\n") + "\n"
 }
 
+/// `text` with each link replaced by what `replace` makes of it, or `None` when it makes
+/// nothing of any. Links are those [`extract_links`] finds, so code and what is not a link
+/// stay as they are.
+fn rewrite_links(text: &str, mut replace: impl FnMut(&Link) -> Option<String>) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for link in extract_links(text, &EdgeTypes::untyped()) {
+        if let Some(new) = replace(&link) {
+            out.push_str(&text[copied..link.start]);
+            out.push_str(&new);
+            copied = link.end;
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
 /// `text` with each `[[target|label]]` written as its label (or target), so that a heading
 /// made from a title that holds links does not repeat them.
 fn unlinked(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find("[[") {
-        let Some(close) = rest[open..].find("]]").map(|i| open + i) else { break };
-        let inside = &rest[open + 2..close];
-        out.push_str(&rest[..open]);
-        out.push_str(inside.split_once('|').map_or(inside, |(_, label)| label).trim());
-        rest = &rest[close + 2..];
-    }
-    out.push_str(rest);
-    out
+    rewrite_links(text, |link| Some(link.label.clone().unwrap_or_else(|| link.target.clone())))
+        .unwrap_or_else(|| text.to_owned())
 }
 
 /// `content` with every link (outside code) whose normalised target is one of `from`
 /// rewritten to `[[to]]`, its label kept; `None` when no link changed.
 pub(crate) fn repoint(content: &str, from: &[String], to: &str) -> Option<String> {
-    let code = code_ranges(content);
-    let mut out = String::with_capacity(content.len());
-    let mut copied = 0;
-    let mut changed = false;
-    let mut at = 0;
-    while let Some(open) = content[at..].find("[[").map(|i| at + i) {
-        let Some(close) = content[open + 2..].find("]]").map(|i| open + 2 + i) else { break };
-        let inside = &content[open + 2..close];
-        at = close + 2;
-        if in_ranges(&code, open) || inside.contains(['[', '\n']) {
-            at = open + 2;
-            continue;
-        }
-        let (target, label) = match inside.split_once('|') {
-            Some((target, label)) => (target, Some(label)),
-            None => (inside, None),
-        };
-        if normalize_target(target).is_some_and(|t| from.contains(&t)) {
-            out.push_str(&content[copied..open]);
-            match label {
-                Some(label) => out.push_str(&format!("[[{to}|{label}]]")),
-                None => out.push_str(&format!("[[{to}]]")),
-            }
-            copied = close + 2;
-            changed = true;
-        }
-    }
-    if !changed {
-        return None;
-    }
-    out.push_str(&content[copied..]);
-    Some(out)
+    rewrite_links(content, |link| {
+        from.contains(&link.target).then(|| match &link.label {
+            Some(label) => format!("[[{to}|{label}]]"),
+            None => format!("[[{to}]]"),
+        })
+    })
 }
 
 #[cfg(test)]

@@ -3,33 +3,92 @@
 //! merge is finished the next time the store is opened).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use super::Memcore;
 use crate::api::MemoryRecord;
+use crate::hex::hex;
 use crate::links::merge::{merged_content, repoint};
 use crate::links::{LinkEdge, MergeRequest, MergeResult, extract_links, graph};
 use crate::store::PutMode;
-use crate::store::fsutil::{create_private_dir_all, write_atomic};
+use crate::store::fsutil::{create_private_dir_all, sync_dir};
 use crate::{Error, IntoMemoryRef, Memory, MemoryRef, MemoryUpdate, NewMemory, Result, TrashEntry};
 
 /// How often an append is retried when another writer changed the memory meanwhile.
 const APPEND_ATTEMPTS: usize = 5;
+/// The metadata key naming a merged memory's sources.
+const MERGED_FROM: &str = "merged_from";
 /// The directory (in the store's private directory) holding the records of merges under way.
 const MERGES_DIR: &str = "merges";
 
-/// A merge under way, recorded before anything is written so that a crash can be finished.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A merge under way, recorded (and locked by the merging process) before anything is
+/// written, so that a crash can be finished or undone by the next open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct MergeIntent {
     /// The merged memory.
     into: MemoryRef,
     /// The sources, qualified.
     sources: Vec<MemoryRef>,
+    /// The version of each source that was merged: a source changed since is kept.
+    versions: Vec<u64>,
+}
+
+/// A merge record on disk, locked while its merge runs.
+struct IntentFile {
+    /// Where it is.
+    path: PathBuf,
+    /// The open file, holding the lock.
+    file: File,
+}
+
+impl IntentFile {
+    /// Creates a new record of `intent` in `dir` (a name no other merge has), locks it and
+    /// writes it durably.
+    fn create(dir: &Path, intent: &MergeIntent) -> Result<Self> {
+        create_private_dir_all(dir)?;
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let name = format!(
+            "{}-{}-{nanos}.json",
+            hex(intent.into.to_string().as_bytes()),
+            std::process::id()
+        );
+        let path = dir.join(name);
+        let failed = |e| Error::io(format!("recording the merge in {}", path.display()), e);
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(failed)?;
+        file.lock().map_err(failed)?;
+        let bytes = serde_json::to_vec(intent).map_err(|e| {
+            Error::index("cannot record the merge", Some(Box::new(e)), "report this as a bug")
+        })?;
+        file.write_all(&bytes).and_then(|()| file.sync_all()).map_err(failed)?;
+        sync_dir(dir)?;
+        Ok(Self { path, file })
+    }
+
+    /// The merge is over (done or undone): the record goes, then its lock.
+    fn remove(self) {
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
 }
 
 impl MergeIntent {
+    /// Whether `memory` is the merged memory of this merge (not one another writer made).
+    fn made(&self, memory: &Memory) -> bool {
+        let sources: Vec<String> = self.sources.iter().map(ToString::to_string).collect();
+        memory.metadata.get(MERGED_FROM) == Some(&serde_json::json!(sources))
+    }
+
     /// How links may name the sources: `collection/id` and the bare id.
     fn source_targets(&self) -> Vec<String> {
         let mut names = Vec::new();
@@ -111,33 +170,34 @@ impl Memcore {
     /// sources share it; links to a source (in other memories and in the sources) re-pointed
     /// to the merged memory; the sources moved to the trash.
     ///
-    /// All or nothing: the merge is recorded before anything is written, and a merge cut
-    /// short (a crash, a failing disk) is finished the next time the store is opened, so no
-    /// source survives beside the merged memory and none is lost. Merging a memory into
+    /// All or nothing: the merge is recorded (and locked) before anything is written, and a
+    /// merge cut short (a crash, a failing disk) is finished by the next merge or the next
+    /// open of the store, so no source survives beside the merged memory and none is lost (a
+    /// source changed by another writer after it was read is kept, not trashed). Merging a memory into
     /// itself, a source named twice, a source that does not exist or an `into` that exists
     /// already are errors, with nothing written.
     pub fn merge(&self, request: &MergeRequest) -> Result<MergeResult> {
+        // Merges an earlier process left under way are finished first.
+        self.finish_merges();
         let (sources, into) = self.merge_plan(request)?;
         let intent = MergeIntent {
             into: into.clone(),
             sources: sources.iter().map(Memory::reference).collect(),
+            versions: sources.iter().map(|s| s.version).collect(),
         };
-        let intent_path = self.merge_intent_path(&into);
-        create_private_dir_all(&self.merges_dir())?;
-        let bytes = serde_json::to_vec(&intent).map_err(|e| {
-            Error::index("cannot record the merge", Some(Box::new(e)), "report this as a bug")
-        })?;
-        write_atomic(&intent_path, &bytes)?;
-        let stored = match self
-            .put_with(merged_memory(&sources, &into, request, &intent), PutMode::CreateOnly)
-        {
+        let record = IntentFile::create(&self.merges_dir(), &intent)?;
+        let merged = merged_memory(&sources, &into, request, &intent);
+        let stored = match self.put_with(merged, PutMode::CreateOnly) {
             Ok(stored) => stored,
-            // The write may have landed before the error (a crash-like failure): then the
-            // merge goes on; else nothing was written and the merge is forgotten.
+            // A write that failed may still have landed (a crash-like failure): the merge goes
+            // on if the memory there is the one this merge wrote; else nothing was written
+            // (or another writer took the id) and the merge is forgotten.
             Err(e) => match self.get(&into) {
-                Ok(stored) => stored,
-                Err(_) => {
-                    let _ = std::fs::remove_file(&intent_path);
+                Ok(stored) if !matches!(e, Error::Conflict { .. }) && intent.made(&stored) => {
+                    stored
+                }
+                _ => {
+                    record.remove();
                     return Err(e);
                 }
             },
@@ -146,11 +206,11 @@ impl Memcore {
             Error::storage(
                 format!("the merge into {into} stopped part-way: {e}"),
                 Some(Box::new(e)),
-                "the merged memory is stored; the merge is finished the next time the store is \
-                 opened (no source is lost)",
+                "the merged memory is stored; the merge is finished by the next merge or the \
+                 next time the store is opened (no source is lost)",
             )
         })?;
-        let _ = std::fs::remove_file(&intent_path);
+        record.remove();
         let memory = self.get(stored.reference()).unwrap_or(stored);
         Ok(MergeResult { memory: MemoryRecord::of(memory), trashed, repointed })
     }
@@ -224,7 +284,14 @@ impl Memcore {
             }
         }
         let mut trashed = Vec::new();
-        for source in &intent.sources {
+        for (source, version) in intent.sources.iter().zip(&intent.versions) {
+            // A source changed since it was merged holds content the merged memory lacks:
+            // it is kept, not trashed.
+            match self.get(source) {
+                Ok(now) if now.version != *version => continue,
+                Err(Error::NotFound { .. }) => continue,
+                _ => {}
+            }
             match self.delete(source) {
                 Ok(entry) => trashed.push(entry),
                 Err(Error::NotFound { .. }) => {}
@@ -241,30 +308,37 @@ impl Memcore {
         let Ok(entries) = std::fs::read_dir(self.merges_dir()) else { return };
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(bytes) = std::fs::read(&path) else { continue };
-            let Ok(intent) = serde_json::from_slice::<MergeIntent>(&bytes) else {
-                let _ = std::fs::remove_file(&path);
+            let Ok(mut file) = OpenOptions::new().read(true).write(true).open(&path) else {
                 continue;
             };
-            let finished = match self.get(&intent.into) {
-                Ok(_) => self.complete_merge(&intent).is_ok(),
-                Err(Error::NotFound { .. }) => true,
-                Err(_) => false,
+            // A record another process holds locked is a merge still running.
+            if file.try_lock().is_err() {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            let finished = match file
+                .read_to_end(&mut bytes)
+                .ok()
+                .and_then(|_| serde_json::from_slice::<MergeIntent>(&bytes).ok())
+            {
+                // Cut short before it was written whole: nothing of the merge was written.
+                None => true,
+                Some(intent) => match self.get(&intent.into) {
+                    Ok(merged) if intent.made(&merged) => self.complete_merge(&intent).is_ok(),
+                    Ok(_) | Err(Error::NotFound { .. }) => true,
+                    Err(_) => false,
+                },
             };
             if finished {
                 let _ = std::fs::remove_file(&path);
             }
+            let _ = file.unlock();
         }
     }
 
     /// Where merges under way are recorded.
     fn merges_dir(&self) -> PathBuf {
         self.indexed.store().private_dir().join(MERGES_DIR)
-    }
-
-    /// The record of the merge into `into`.
-    fn merge_intent_path(&self, into: &MemoryRef) -> PathBuf {
-        self.merges_dir().join(format!("{}.json", crate::hex::hex(into.to_string().as_bytes())))
     }
 }
 
@@ -291,7 +365,7 @@ fn merged_memory(
         .collection(into.collection().map_or("", |c| c.as_str()))
         .title(title)
         .tags(tags)
-        .meta("merged_from", merged_from);
+        .meta(MERGED_FROM, merged_from);
     let kind = sources[0].kind.clone();
     if kind.is_some() && sources.iter().all(|s| s.kind == kind) {
         memory.kind = kind;

@@ -49,7 +49,7 @@ pub struct LinkStats {
     pub links: usize,
     /// Memories with at least one link.
     pub linking_memories: usize,
-    /// Distinct targets linked.
+    /// Distinct nodes linked (memories and ghost nodes).
     pub targets: usize,
     /// Of those, targets that are no memory (ghost nodes).
     pub ghosts: usize,
@@ -95,7 +95,12 @@ impl Memcore {
                         *targets.entry(link.target).or_default() += 1;
                     }
                     let key = memory.reference().to_string();
-                    ids.entry(memory.id.to_string()).or_insert_with(|| key.clone());
+                    // A bare id names the memory of the first collection by name holding it,
+                    // as link resolution does.
+                    let first = ids.entry(memory.id.to_string()).or_insert_with(|| key.clone());
+                    if key < *first {
+                        first.clone_from(&key);
+                    }
                     keys.insert(key);
                     *stats.collections.entry(memory.collection.to_string()).or_default() += 1;
                     *stats.statuses.entry(memory.status.to_string()).or_default() += 1;

@@ -207,7 +207,7 @@ fn expand_links(
             .map(|e| e.source)
             .collect();
         if let Ok(memory) = ctx.indexed.store().get(&key) {
-            for link in extract_links(&memory.content, &EdgeTypes::default()) {
+            for link in extract_links(&memory.content, &EdgeTypes::untyped()) {
                 neighbours.extend(graph::resolve(text, &link.target)?);
             }
         }

@@ -265,11 +265,19 @@ impl TextIndex {
     /// (see `crate::links::term`): a range scan of each segment's term dictionary, with the
     /// postings checked only to skip deleted documents.
     pub(crate) fn link_terms(&self, prefix: &str) -> Result<Vec<String>> {
-        guarded(&self.dir, || self.link_terms_unguarded(prefix))
+        guarded(&self.dir, || self.live_terms(self.fields.link_edge, prefix))
     }
 
-    /// [`TextIndex::link_terms`] without the panic guard.
-    fn link_terms_unguarded(&self, prefix: &str) -> Result<Vec<String>> {
+    /// Whether a live document has the key `key`: one term-dictionary lookup per segment, no
+    /// stored document read (what link resolution asks for every `collection/id` target).
+    pub(crate) fn has_key(&self, key: &MemoryRef) -> Result<bool> {
+        let key = key.to_string();
+        let terms = guarded(&self.dir, || self.live_terms(self.fields.key, &key))?;
+        Ok(terms.contains(&key))
+    }
+
+    /// The terms of `field` starting with `prefix` that a live document holds, sorted.
+    fn live_terms(&self, field: tantivy::schema::Field, prefix: &str) -> Result<Vec<String>> {
         let searcher = self.reader.searcher();
         let read = |e: std::io::Error| Error::io(format!("reading {}", self.dir.display()), e);
         let mut upper = prefix.as_bytes().to_vec();
@@ -286,8 +294,7 @@ impl TextIndex {
         };
         let mut terms = Vec::new();
         for segment in searcher.segment_readers() {
-            let inverted =
-                segment.inverted_index(self.fields.link_edge).map_err(|e| damaged(&self.dir, e))?;
+            let inverted = segment.inverted_index(field).map_err(|e| damaged(&self.dir, e))?;
             let mut range = inverted.terms().range().ge(prefix.as_bytes());
             if let Some(upper) = &upper {
                 range = range.lt(upper);
