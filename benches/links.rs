@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use memcore::links::{EdgeTypes, extract_links};
 use memcore::{Config, EmbeddingConfig, Memcore, NewMemory, Query, SearchMode};
 
 /// Distinct link targets.
@@ -71,14 +72,23 @@ fn fill(dir: &Path, passages: &[support::Passage], links: bool) -> f64 {
 fn link_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("links");
     group.sample_size(30).warm_up_time(Duration::from_secs(1));
+    // What indexing adds per linked memory: extracting its links (regex, anchor window).
+    let passage = &support::corpus(1)[0].text;
+    let linked = format!("{passage} We will refactor [[src/module_7.rs]] after the review.");
+    group.bench_function("extract_one_linked_passage", |b| {
+        b.iter(|| black_box(extract_links(black_box(&linked), &EdgeTypes::untyped())))
+    });
     for n in sizes() {
         let passages = support::corpus(n);
-        // Ingest with and without links, alternating, three times each: the median of each.
+        // Ingest with and without links, alternating (and which goes first), three times
+        // each: the median of each.
         let (mut with, mut without) = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            for (links, times) in [(false, &mut without), (true, &mut with)] {
+        for rep in 0..3_usize {
+            let order = if rep.is_multiple_of(2) { [false, true] } else { [true, false] };
+            for links in order {
                 let scratch = tempfile::tempdir().expect("temp dir");
-                times.push(fill(scratch.path(), &passages, links));
+                let took = fill(scratch.path(), &passages, links);
+                if links { with.push(took) } else { without.push(took) }
             }
         }
         let median = |times: &mut Vec<f64>| {
