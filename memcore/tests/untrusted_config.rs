@@ -39,3 +39,38 @@ fn a_project_config_cannot_choose_the_runtime_library() {
     assert_eq!(results.mode, SearchMode::Semantic);
     assert_eq!(results.hits.len(), 1);
 }
+
+/// A store from an untrusted clone may hold links and directories where memory files belong:
+/// memcore never follows a link out of the store (a memory file or a collection linking to a
+/// secret), and reports both instead of skipping them silently.
+#[test]
+fn links_and_directories_in_a_store_are_refused_and_reported() {
+    use memcore::{Category, ListOptions};
+
+    let dir = tempfile::tempdir().unwrap();
+    let secret = tempfile::tempdir().unwrap();
+    std::fs::write(secret.path().join("id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::write(secret.path().join("key.md"), "---\nid: key\n---\nPRIVATE KEY").unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore.put(NewMemory::new("A real memory.").id("real").collection("notes")).unwrap();
+    let notes = dir.path().join("notes");
+    std::os::unix::fs::symlink(secret.path().join("id_rsa"), notes.join("leak.md")).unwrap();
+    std::fs::create_dir(notes.join("folder.md")).unwrap();
+    std::os::unix::fs::symlink(secret.path(), dir.path().join("linked")).unwrap();
+
+    for reference in ["notes/leak", "leak", "notes/folder", "linked/key"] {
+        let err = memcore.get(reference).unwrap_err();
+        assert!(
+            matches!(err.category(), Category::Parse | Category::NotFound),
+            "{reference}: {err}"
+        );
+        assert!(!err.to_string().contains("PRIVATE KEY"), "{reference}: {err}");
+    }
+    assert!(memcore.get("notes/leak").unwrap_err().to_string().contains("symbolic link"));
+    let listing = memcore.list(&ListOptions::new()).unwrap();
+    let ids: Vec<String> = listing.memories.iter().map(|m| m.id.to_string()).collect();
+    assert_eq!(ids, ["real"]);
+    assert_eq!(listing.skipped.len(), 2, "the link and the directory are reported: {listing:?}");
+    let results = memcore.search(&memcore::Query::new("private key").mode(memcore::SearchMode::Text));
+    assert!(results.unwrap().hits.is_empty());
+}

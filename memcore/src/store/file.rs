@@ -153,11 +153,26 @@ impl FileStore {
         id: &MemoryId,
     ) -> Result<Option<Arc<Memory>>> {
         let started = SystemTime::now();
-        let meta = match fs::metadata(path) {
+        // Links are never followed: a store may come from an untrusted clone, and a memory
+        // file (or collection) linking to ~/.ssh/id_rsa must not be read into an agent's
+        // context.
+        let meta = match fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
+        if !meta.file_type().is_file() {
+            return Err(not_a_memory_file(path, &meta));
+        }
+        if let Some(dir) = path.parent().filter(|dir| *dir != self.root)
+            && fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(not_a_memory_file(
+                dir,
+                &fs::symlink_metadata(dir)
+                    .map_err(|e| Error::io(format!("reading {}", dir.display()), e))?,
+            ));
+        }
         let stamp = Stamp::of(&meta);
         if let Some(memory) = self.cache.file(path, stamp) {
             return Ok(Some(memory));
@@ -199,11 +214,10 @@ impl FileStore {
                 Entries::Collections => {
                     entry.file_type().is_ok_and(|t| t.is_dir()) && Collection::new(&*name).is_ok()
                 }
-                Entries::MemoryFiles => {
-                    name.ends_with(MEMORY_EXT)
-                        && !name.starts_with('.')
-                        && entry.file_type().is_ok_and(|t| t.is_file())
-                }
+                // Not only regular files: a directory or a link named like a memory file is
+                // listed so that reading it reports it (`list`'s skipped, `verify`) instead of
+                // it vanishing silently.
+                Entries::MemoryFiles => name.ends_with(MEMORY_EXT) && !name.starts_with('.'),
             };
             if keep {
                 names.push(name);
@@ -730,6 +744,22 @@ fn version_entry(memory: &Memory, current: bool) -> Version {
         message: None,
         current,
     }
+}
+
+/// The error for a path where a memory file should be that is not a regular file.
+fn not_a_memory_file(path: &Path, meta: &fs::Metadata) -> Error {
+    let (what, recovery) = if meta.file_type().is_symlink() {
+        (
+            "is a symbolic link, which memcore does not follow (a store may come from an \
+             untrusted clone)",
+            "replace the link with the file (or directory) it points to, or remove it",
+        )
+    } else if meta.is_dir() {
+        ("is a directory, not a memory file", "rename or remove the directory")
+    } else {
+        ("is not a regular file", "remove it; memory files are plain markdown files")
+    };
+    Error::corrupted(path, None, what, recovery)
 }
 
 #[cfg(test)]
