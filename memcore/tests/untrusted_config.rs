@@ -71,6 +71,41 @@ fn links_and_directories_in_a_store_are_refused_and_reported() {
     let ids: Vec<String> = listing.memories.iter().map(|m| m.id.to_string()).collect();
     assert_eq!(ids, ["real"]);
     assert_eq!(listing.skipped.len(), 2, "the link and the directory are reported: {listing:?}");
-    let results = memcore.search(&memcore::Query::new("private key").mode(memcore::SearchMode::Text));
+    let results =
+        memcore.search(&memcore::Query::new("private key").mode(memcore::SearchMode::Text));
     assert!(results.unwrap().hits.is_empty());
+}
+
+/// A file or a link where the index (or one of its directories) belongs is removed and the
+/// index rebuilt from the store, reported as damage; a link's target is never touched.
+#[test]
+fn a_file_or_link_where_the_index_belongs_is_rebuilt_around() {
+    use memcore::Maintenance;
+
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("keep.txt"), "untouched").unwrap();
+    Memcore::open(dir.path()).unwrap().put(NewMemory::new("hello there").id("a")).unwrap();
+    let index = dir.path().join(".memcore/index");
+    for squat in ["text", "journal", ""] {
+        let path = if squat.is_empty() { index.clone() } else { index.join(squat) };
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+        if squat.is_empty() {
+            std::os::unix::fs::symlink(elsewhere.path(), &path).unwrap();
+        } else {
+            std::fs::write(&path, "not an index").unwrap();
+        }
+        let memcore = Memcore::open(dir.path()).unwrap();
+        assert!(
+            matches!(memcore.opened_with(), [Maintenance::Rebuilt { damaged: true, memories: 1 }]),
+            "{squat}: {:?}",
+            memcore.opened_with()
+        );
+        let hits = memcore.search(&Query::new("hello").mode(SearchMode::Text)).unwrap().hits;
+        assert_eq!(hits.len(), 1, "{squat}");
+    }
+    assert_eq!(std::fs::read_to_string(elsewhere.path().join("keep.txt")).unwrap(), "untouched");
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
 }

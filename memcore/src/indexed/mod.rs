@@ -49,14 +49,16 @@ impl IndexedStore {
         lock_timeout: Duration,
     ) -> Result<(Self, Vec<Maintenance>)> {
         let dir = store.private_dir().join("index");
+        let squatted = clear_squatters(&dir)?;
         create_private_dir_all(&dir)?;
         let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
         let journal = Journal::open(&dir.join("journal"))?;
         let opened = IndexSet::open(&dir, embedder)?;
         let indexed = Self { store, indexes: opened.set, lock, journal, dir };
-        let done = if opened.missing || opened.damaged {
+        let damaged = opened.damaged || squatted;
+        let done = if opened.missing || damaged {
             let report = indexed.reindex(&mut |_| {})?;
-            vec![Maintenance::Rebuilt { memories: report.memories, damaged: opened.damaged }]
+            vec![Maintenance::Rebuilt { memories: report.memories, damaged }]
         } else {
             indexed.replay()?.into_iter().collect()
         };
@@ -99,4 +101,28 @@ impl IndexedStore {
         *self.indexes.vectors.level() = true;
         Ok((semantic, done))
     }
+}
+
+/// The directories of the index (itself, its full-text and vector indexes, its journal).
+const INDEX_DIRS: [&str; 3] = ["text", "vectors", "journal"];
+
+/// Removes whatever is not a directory where the index or one of its directories belongs
+/// (a file, a symbolic link: damage, or a store from an untrusted clone), so that the index
+/// is rebuilt there; the index is derived data, so nothing is lost. Says whether it removed
+/// anything.
+fn clear_squatters(dir: &std::path::Path) -> Result<bool> {
+    let mut removed = false;
+    let paths = std::iter::once(dir.to_path_buf()).chain(INDEX_DIRS.iter().map(|d| dir.join(d)));
+    for path in paths {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.is_dir() => {
+                std::fs::remove_file(&path).map_err(|e| {
+                    crate::Error::io(format!("removing {} to rebuild the index", path.display()), e)
+                })?;
+                removed = true;
+            }
+            _ => {}
+        }
+    }
+    Ok(removed)
 }
