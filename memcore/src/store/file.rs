@@ -305,6 +305,20 @@ impl FileStore {
                     }
                     old
                 }
+                // A directory or a link where the file belongs is not a memory: it is
+                // neither overwritten nor moved, and the write fails naming it.
+                Err(Error::Corrupted { .. })
+                    if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) =>
+                {
+                    return Err(Error::Io {
+                        message: format!(
+                            "cannot write {}: a directory or link is where the memory file goes",
+                            path.display()
+                        ),
+                        source: std::io::Error::from(ErrorKind::AlreadyExists),
+                        recovery: "remove or rename it, then retry".into(),
+                    });
+                }
                 // A file that no longer parses is moved to the trash, never overwritten.
                 Err(Error::Corrupted { .. }) => {
                     let slot =
