@@ -164,18 +164,17 @@ impl FileStore {
         if !meta.file_type().is_file() {
             return Err(not_a_memory_file(path, &meta));
         }
-        if let Some(dir) = path.parent().filter(|dir| *dir != self.root)
-            && fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
-        {
-            return Err(not_a_memory_file(
-                dir,
-                &fs::symlink_metadata(dir)
-                    .map_err(|e| Error::io(format!("reading {}", dir.display()), e))?,
-            ));
-        }
         let stamp = Stamp::of(&meta);
         if let Some(memory) = self.cache.file(path, stamp) {
             return Ok(Some(memory));
+        }
+        // Checked on a cache miss only: the stamp holds the inode, so a collection replaced
+        // by a link to another directory misses the cache and is caught here.
+        if let Some(dir) = path.parent().filter(|dir| *dir != self.root)
+            && let Ok(dir_meta) = fs::symlink_metadata(dir)
+            && dir_meta.file_type().is_symlink()
+        {
+            return Err(not_a_memory_file(dir, &dir_meta));
         }
         let bytes = match fs::read(path) {
             Ok(bytes) => bytes,
