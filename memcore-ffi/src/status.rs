@@ -44,6 +44,10 @@ pub enum memcore_status {
     /// The store's backend (or configuration) does not offer the operation, e.g. version
     /// history with `versioning: off`.
     Unsupported = 106,
+    /// A callback the caller gave memcore (a summariser) failed, crashed in Rust, or returned
+    /// something unusable (NULL, invalid UTF-8, an empty or overlong summary). Nothing was
+    /// written.
+    Callback = 107,
     /// memcore panicked; the panic was caught and the call abandoned. A bug: please report
     /// the message.
     Panic = 200,
@@ -54,7 +58,7 @@ pub enum memcore_status {
 
 impl memcore_status {
     /// Every status, in number order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::Ok,
         Self::NullParameter,
         Self::InvalidUtf8,
@@ -67,6 +71,7 @@ impl memcore_status {
         Self::Index,
         Self::Embedding,
         Self::Unsupported,
+        Self::Callback,
         Self::Panic,
         Self::Internal,
     ];
@@ -95,6 +100,7 @@ impl memcore_status {
             Self::Index => c"INDEX",
             Self::Embedding => c"EMBEDDING",
             Self::Unsupported => c"UNSUPPORTED",
+            Self::Callback => c"CALLBACK",
             Self::Panic => c"PANIC",
             Self::Internal => c"INTERNAL",
         }
@@ -113,6 +119,7 @@ impl memcore_status {
             Error::Index { .. } => Self::Index,
             Error::Embedding { .. } => Self::Embedding,
             Error::Unsupported { .. } => Self::Unsupported,
+            Error::Callback { .. } => Self::Callback,
             _ => Self::Internal,
         }
     }
@@ -184,6 +191,7 @@ mod tests {
             (Error::index("m", None, "r"), memcore_status::Index),
             (Error::embedding("m", None, "r"), memcore_status::Embedding),
             (Error::unsupported("op", "file", "r"), memcore_status::Unsupported),
+            (Error::callback("m"), memcore_status::Callback),
         ];
         for (err, status) in cases {
             assert_eq!(memcore_status::of_error(&err), status, "{err}");

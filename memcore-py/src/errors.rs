@@ -12,6 +12,7 @@
 //!   MemcoreIndexError                     INDEX (not named IndexError: no builtin shadowing)
 //!   EmbeddingError                        EMBEDDING
 //!   UnsupportedError                      UNSUPPORTED
+//!   CallbackError                         CALLBACK (a summariser callable raised or returned garbage)
 //! ```
 //!
 //! The classes are made with `type(name, bases, namespace)` so that `ValidationError` and
@@ -119,6 +120,14 @@ const CLASSES: [Class; 9] = [
         doc: "The store's backend does not offer this operation.",
     },
     Class {
+        name: "CallbackError",
+        category: "CALLBACK",
+        builtin: Builtin::No,
+        parent: BASE,
+        doc: "A function given to memcore (a summariser) raised, or returned something that is \
+              not a usable summary; nothing was written. The exception it raised is the cause.",
+    },
+    Class {
         name: REQUEST,
         category: "VALIDATION",
         builtin: Builtin::Type,
@@ -139,6 +148,7 @@ fn class_name(category: Category) -> &'static str {
         Category::Index => "MemcoreIndexError",
         Category::Embedding => "EmbeddingError",
         Category::Unsupported => "UnsupportedError",
+        Category::Callback => "CallbackError",
         // A category added to the core later: still a MemcoreError, with its category.
         _ => BASE,
     }

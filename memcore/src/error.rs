@@ -142,6 +142,17 @@ pub enum Error {
         recovery: String,
     },
 
+    /// A function the caller gave memcore (a summariser callback, a Python callable, a C
+    /// function pointer) failed, panicked, raised or returned something unusable. Nothing
+    /// was written.
+    #[error("{message}")]
+    Callback {
+        /// What the callback did.
+        message: String,
+        /// What to check.
+        recovery: String,
+    },
+
     /// The backend does not offer this operation.
     #[error("{operation} is not supported by the {backend} backend")]
     Unsupported {
@@ -182,6 +193,8 @@ pub enum Category {
     Embedding,
     /// The backend lacks the operation.
     Unsupported,
+    /// A function the caller gave memcore failed.
+    Callback,
 }
 
 impl Category {
@@ -196,6 +209,7 @@ impl Category {
             Self::Index => "INDEX",
             Self::Embedding => "EMBEDDING",
             Self::Unsupported => "UNSUPPORTED",
+            Self::Callback => "CALLBACK",
         }
     }
 }
@@ -283,6 +297,16 @@ impl Error {
         Self::Embedding { message: message.into(), source, recovery: recovery.into() }
     }
 
+    /// An [`Error::Callback`] error: a function the caller gave memcore failed.
+    pub fn callback(message: impl Into<String>) -> Self {
+        Self::Callback {
+            message: message.into(),
+            recovery: "fix the callback (it must return text shorter than its input and not \
+                       fail), or leave it out to use the built-in extractive summariser"
+                .into(),
+        }
+    }
+
     /// An [`Error::Unsupported`] error: `backend` lacks `operation`.
     pub fn unsupported(
         operation: impl Into<String>,
@@ -307,6 +331,7 @@ impl Error {
             Self::Index { .. } => Category::Index,
             Self::Embedding { .. } => Category::Embedding,
             Self::Unsupported { .. } => Category::Unsupported,
+            Self::Callback { .. } => Category::Callback,
         }
     }
 
@@ -322,7 +347,8 @@ impl Error {
             | Self::Corrupted { recovery, .. }
             | Self::Index { recovery, .. }
             | Self::Embedding { recovery, .. }
-            | Self::Unsupported { recovery, .. } => recovery,
+            | Self::Unsupported { recovery, .. }
+            | Self::Callback { recovery, .. } => recovery,
         }
     }
 

@@ -64,6 +64,7 @@
 
 pub mod api;
 pub mod capture;
+pub mod compose;
 mod config;
 pub mod decay;
 mod embed;
@@ -78,6 +79,7 @@ pub mod links;
 mod memcore;
 mod memory;
 mod search;
+pub mod session;
 mod store;
 mod text;
 

@@ -8,11 +8,16 @@ use super::records::{
 };
 use super::{Operation, OperationEntry};
 use crate::capture::{CaptureDecision, CaptureRequest};
+use crate::compose::{ComposeRequest, ComposedContext};
 use crate::decay::{
     KeepitMarkers, KeepitPreview, KeepitPreviewRequest, KeepitSetRequest, KeepitSource,
     LifecycleOptions, LifecycleReport, TransitionRequest,
 };
 use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
+use crate::session::{
+    CompositionRecord, CompressionRecord, PruneResult, SessionAddRequest, SessionComposeRequest,
+    SessionCompressRequest, SessionListing, SessionPruneRequest, SessionRecord, SessionRequest,
+};
 use crate::{
     Hydrated, ListOptions, Listing, Memcore, Query, ReindexReport, RepairReport, Result,
     SearchResults, Stats, SyncReport, TrashEntry, VerifyReport, Version,
@@ -47,6 +52,13 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Backlinks>(),
     OperationEntry::of::<Append>(),
     OperationEntry::of::<Merge>(),
+    OperationEntry::of::<Compose>(),
+    OperationEntry::of::<SessionAdd>(),
+    OperationEntry::of::<SessionList>(),
+    OperationEntry::of::<SessionShow>(),
+    OperationEntry::of::<SessionCompress>(),
+    OperationEntry::of::<SessionCompose>(),
+    OperationEntry::of::<SessionPrune>(),
 ];
 
 /// Declares an operation: a unit struct and its [`Operation`] impl, whose `run` is `body`
@@ -291,4 +303,61 @@ operation! {
     "Merge memories into a new one (content under headings, tags united, links re-pointed, \
      sources to the trash), all or nothing",
     |memcore, request: MergeRequest| -> MergeResult { memcore.merge(&request) }
+}
+
+operation! {
+    /// `compose`: [`Memcore::compose`].
+    Compose = "compose",
+    "Assemble the context for a prompt within a token budget: working memory (pinned, \
+     blockers, recent decisions) plus what the query finds, labelled [M1]... for citation, \
+     with a manifest of every candidate and why it was or was not included",
+    |memcore, request: ComposeRequest| -> ComposedContext { memcore.compose(&request) }
+}
+
+operation! {
+    /// `session_add`: [`Memcore::session_add`].
+    SessionAdd = "session_add",
+    "Register a conversation transcript (Claude Code JSONL or {role, content, timestamp} \
+     lines) as a session: an immutable copy, its tokens, times and keepit markers",
+    |memcore, request: SessionAddRequest| -> SessionRecord { memcore.session_add(&request) }
+}
+
+operation! {
+    /// `session_list`: [`Memcore::session_list`].
+    SessionList = "session_list", "List the registered sessions and compositions",
+    |memcore, _request: NoArguments| -> SessionListing { memcore.session_list() }
+}
+
+operation! {
+    /// `session_show`: [`Memcore::session_show`].
+    SessionShow = "session_show",
+    "Show a session: its metadata, keepit markers and compression versions",
+    |memcore, request: SessionRequest| -> SessionRecord { memcore.session_show(&request.session) }
+}
+
+operation! {
+    /// `session_compress`: [`Memcore::session_compress`].
+    SessionCompress = "session_compress",
+    "Compress a session into a new version (uniform or tiered; keepit markers survive by \
+     the decay threshold) with the extractive summariser or the handle's callback",
+    |memcore, request: SessionCompressRequest| -> CompressionRecord {
+        memcore.session_compress(&request)
+    }
+}
+
+operation! {
+    /// `session_compose`: [`Memcore::session_compose`].
+    SessionCompose = "session_compose",
+    "Compose several sessions into one context within a token budget, choosing or making a \
+     version of each (seed 004's composition algorithm)",
+    |memcore, request: SessionComposeRequest| -> CompositionRecord {
+        memcore.session_compose(&request)
+    }
+}
+
+operation! {
+    /// `session_prune`: [`Memcore::session_prune`].
+    SessionPrune = "session_prune",
+    "Delete compression versions of a session (refusing, unless forced, ones a composition uses)",
+    |memcore, request: SessionPruneRequest| -> PruneResult { memcore.session_prune(&request) }
 }

@@ -273,7 +273,9 @@ pub fn set_weight(text: &str, index: usize, weight: f64) -> Result<String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Aggressiveness {
-    /// Base 0.1 (typical of ratios 2-5).
+    /// Base 0.1 (typical of ratios 2-5). Seed 004's compression settings call it `minimal`,
+    /// which is read as this.
+    #[serde(alias = "minimal")]
     Light,
     /// Base 0.3 (ratios 6-15).
     Moderate,

@@ -54,6 +54,8 @@ pub(crate) struct IndexDoc {
     pub(crate) content: String,
     /// Whether the title only repeats the content (its first heading or first line).
     pub(crate) title_derived: bool,
+    /// Whether the memory is pinned (`crate::decay::is_pinned`).
+    pub(crate) pinned: bool,
 }
 
 impl IndexDoc {
@@ -75,6 +77,7 @@ impl IndexDoc {
             context: memory.context.clone(),
             content: memory.content.clone(),
             title_derived: memory.title == crate::format::derive_title(&memory.content, &memory.id),
+            pinned: crate::decay::is_pinned(memory),
         }
     }
 

@@ -11,6 +11,7 @@ use crate::config::{self, Backend, Config, Location, Scope};
 use crate::index::EmbedderChoice;
 use crate::indexed::{IndexedStore, Maintenance};
 use crate::search::query_cache::QueryCache;
+use crate::session::Summarizer;
 use crate::store::{FileStore, GitNotesStore, MemoryStore};
 use crate::{Embedder, Error, Result, Timestamp};
 
@@ -28,6 +29,7 @@ pub struct MemcoreBuilder {
     skip_sync: bool,
     clock: Option<Clock>,
     embedder: Option<Arc<dyn Embedder>>,
+    summarizer: Option<Arc<dyn Summarizer>>,
 }
 
 impl fmt::Debug for MemcoreBuilder {
@@ -127,6 +129,13 @@ impl MemcoreBuilder {
         self
     }
 
+    /// The summariser session compressions use (default: the built-in extractive one); it
+    /// can be changed later with [`Memcore::set_summarizer`].
+    pub fn summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
+        self.summarizer = Some(summarizer);
+        self
+    }
+
     /// Resolves the location and opens the store (creating its directory if needed) and its
     /// indexes (replaying work a crash interrupted; rebuilding a damaged index).
     pub fn open(self) -> Result<Memcore> {
@@ -177,6 +186,7 @@ impl MemcoreBuilder {
             location,
             clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
             opened,
+            summarizer: parking_lot::RwLock::new(self.summarizer),
         };
         memcore.finish_merges();
         // A store that can say what changed (git notes fetched from another clone) is synced

@@ -9,6 +9,7 @@
 
 mod builder;
 mod capture;
+mod compose;
 mod decay;
 mod git;
 mod history;
@@ -16,6 +17,8 @@ mod links;
 mod maintain;
 mod read;
 mod search;
+mod session_compose;
+mod sessions;
 mod stats;
 mod write;
 
@@ -71,6 +74,8 @@ pub struct Memcore {
     clock: Clock,
     /// What opening had to do to the indexes.
     opened: Vec<Maintenance>,
+    /// The summariser compressions use when asked for the callback (`None`: extractive).
+    summarizer: parking_lot::RwLock<Option<Arc<dyn crate::session::Summarizer>>>,
 }
 
 impl std::fmt::Debug for Memcore {
@@ -118,5 +123,10 @@ impl Memcore {
     /// The current time, by the handle's clock.
     fn now(&self) -> Timestamp {
         (self.clock)()
+    }
+
+    /// How long writers wait for a lock.
+    fn lock_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.config().lock_timeout_ms)
     }
 }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermSetQuery,
+    AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
@@ -236,6 +236,45 @@ impl TextIndex {
         Ok(hits)
     }
 
+    /// The keys of the `limit` most recently updated documents `filter` lets through (only
+    /// pinned ones when `pinned_only`), newest first, ties by key: what composition's working
+    /// memory reads without touching the store.
+    pub(crate) fn recent(
+        &self,
+        filter: &DocFilter,
+        pinned_only: bool,
+        limit: usize,
+    ) -> Result<Vec<MemoryRef>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        guarded(&self.dir, || {
+            let mut clauses: Vec<Box<dyn Query>> = Vec::new();
+            clauses.extend(self.filter_query(filter));
+            if pinned_only {
+                let term = Term::from_field_text(self.fields.pinned, schema::PINNED);
+                clauses.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+            }
+            let query: Box<dyn Query> = match clauses.len() {
+                0 => Box::new(AllQuery),
+                1 => clauses.remove(0),
+                _ => Box::new(BooleanQuery::intersection(clauses)),
+            };
+            let searcher = self.reader.searcher();
+            let collector = TopDocs::with_limit(limit)
+                .order_by_fast_field::<tantivy::DateTime>("updated", tantivy::Order::Desc);
+            let top = searcher
+                .search(query.as_ref(), &collector)
+                .map_err(|e| failed("listing recent memories in the full-text index", e))?;
+            let mut keyed = top
+                .into_iter()
+                .map(|(updated, address)| Ok((updated, self.stored_key(&searcher, address)?)))
+                .collect::<Result<Vec<_>>>()?;
+            keyed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            Ok(keyed.into_iter().map(|(_, key)| key).collect())
+        })
+    }
+
     /// The keys of all documents `filter` lets through (all keys for an empty filter), sorted;
     /// used to restrict vector search.
     #[cfg(test)]
@@ -257,7 +296,7 @@ impl TextIndex {
     /// The keys of the documents whose id is `id`, in any collection.
     pub(crate) fn keys_with_id(&self, id: &crate::MemoryId) -> Result<Vec<MemoryRef>> {
         let term = Term::from_field_text(self.fields.id, id.as_str());
-        let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
         Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
     }
 
@@ -328,9 +367,9 @@ impl TextIndex {
         Ok(pairs)
     }
 
-    /// The number of live documents (as of the last reload).
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    /// The number of live documents (as of the last reload): the store's size, without
+    /// reading it.
+    pub(crate) fn live_count(&self) -> usize {
         usize::try_from(self.reader.searcher().num_docs()).unwrap_or(usize::MAX)
     }
 

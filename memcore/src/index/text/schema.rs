@@ -19,6 +19,9 @@ use crate::links::{EdgeTypes, extract_links};
 /// The name under which the English analyzer is registered with tantivy.
 const ENGLISH: &str = "memcore_en";
 
+/// The `pinned` term of a pinned memory.
+pub(super) const PINNED: &str = "true";
+
 /// The fields of the schema.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Fields {
@@ -50,6 +53,8 @@ pub(super) struct Fields {
     pub(super) hash: Field,
     /// One raw term per `[[link]]` in the content (see `crate::links::term`): indexed only.
     pub(super) link_edge: Field,
+    /// `true` for a pinned memory (importance 1.0 or a `##keepit1.00##` marker): raw.
+    pub(super) pinned: Field,
 }
 
 /// The schema of the index and its fields.
@@ -77,6 +82,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         updated: builder.add_date_field("updated", date),
         hash: builder.add_text_field("hash", STORED),
         link_edge: builder.add_text_field("link_edge", STRING),
+        pinned: builder.add_text_field("pinned", STRING),
     };
     (builder.build(), fields)
 }
@@ -122,6 +128,9 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_text(f.hash, &meta.hash);
     for link in extract_links(&doc.content, &EdgeTypes::untyped()) {
         out.add_text(f.link_edge, edge_term(&meta.key, &link));
+    }
+    if doc.pinned {
+        out.add_text(f.pinned, PINNED);
     }
     out
 }

@@ -54,11 +54,11 @@ fn is_send_and_sync() {
 #[test]
 fn read_after_write_upsert_and_delete() {
     let (_dir, index) = open();
-    assert_eq!(index.len(), 0);
+    assert_eq!(index.live_count(), 0);
     let a = doc("GPU notes", "Prefer Metal on Apple silicon.", &[], None);
     let b = doc("Rust tips", "Borrow checker patterns.", &[], None);
     index.apply(&[a.clone(), b.clone()], &[]).expect("apply");
-    assert_eq!(index.len(), 2);
+    assert_eq!(index.live_count(), 2);
     assert_eq!(keys(&index, "metal", &DocFilter::default()), vec![a.meta.key.clone()]);
 
     // Upsert replaces: same key, new text, no duplicate.
@@ -66,7 +66,7 @@ fn read_after_write_upsert_and_delete() {
     a2.content = "Prefer Vulkan on Linux.".into();
     a2.meta.hash = "changed".into();
     index.apply(std::slice::from_ref(&a2), &[]).expect("apply");
-    assert_eq!(index.len(), 2);
+    assert_eq!(index.live_count(), 2);
     assert!(keys(&index, "metal", &DocFilter::default()).is_empty());
     assert_eq!(keys(&index, "vulkan", &DocFilter::default()), vec![a.meta.key.clone()]);
     let all = index.all_keys().expect("all keys");
@@ -78,12 +78,12 @@ fn read_after_write_upsert_and_delete() {
     let mut a3 = a.clone();
     a3.meta.hash = "third".into();
     index.apply(&[a2, a3], &[]).expect("apply");
-    assert_eq!(index.len(), 2);
+    assert_eq!(index.live_count(), 2);
     assert!(index.all_keys().expect("keys").contains(&(a.meta.key.clone(), "third".into())));
 
     // Delete, including an absent key.
     index.apply(&[], &[a.meta.key.clone(), key("general/absent")]).expect("apply");
-    assert_eq!(index.len(), 1);
+    assert_eq!(index.live_count(), 1);
     assert_eq!(index.all_keys().expect("keys"), [(b.meta.key.clone(), b.meta.hash.clone())]);
     assert!(keys(&index, "metal vulkan", &DocFilter::default()).is_empty());
 
@@ -91,7 +91,7 @@ fn read_after_write_upsert_and_delete() {
     index.apply(&[], &[]).expect("empty apply");
 
     index.clear().expect("clear");
-    assert_eq!(index.len(), 0);
+    assert_eq!(index.live_count(), 0);
     assert!(index.all_keys().expect("keys").is_empty());
 }
 
@@ -328,9 +328,9 @@ fn damaged_index_is_an_index_error() {
     assert!(err.recovery().contains("reindex"), "{}", err.recovery());
 
     let index = TextIndex::create_fresh(&path).expect("create fresh");
-    assert_eq!(index.len(), 0);
+    assert_eq!(index.live_count(), 0);
     index.apply(&[a], &[]).expect("apply after rebuild");
-    assert_eq!(index.len(), 1);
+    assert_eq!(index.live_count(), 1);
 }
 
 /// Garbage segment files (a tantivy panic) are an index error.
@@ -375,11 +375,11 @@ fn two_handles_share_one_directory() {
     let b = doc("From two", "written by the second process", &[], None);
     one.apply(std::slice::from_ref(&a), &[]).expect("apply one");
     two.apply(std::slice::from_ref(&b), &[]).expect("apply two");
-    assert_eq!(two.len(), 2, "a writer starts from the latest commit");
-    assert_eq!(one.len(), 1, "not refreshed yet");
+    assert_eq!(two.live_count(), 2, "a writer starts from the latest commit");
+    assert_eq!(one.live_count(), 1, "not refreshed yet");
     one.refresh().expect("refresh");
     two.refresh().expect("refresh");
-    assert_eq!(one.len(), 2);
+    assert_eq!(one.live_count(), 2);
     let mut found = keys(&one, "written", &DocFilter::default());
     found.sort();
     let mut expected = vec![a.meta.key.clone(), b.meta.key.clone()];
@@ -401,7 +401,7 @@ fn two_handles_share_one_directory() {
     assert!(started.elapsed() >= Duration::from_millis(250));
     release.join().expect("join");
     two.refresh().expect("refresh");
-    assert_eq!(two.len(), 1);
+    assert_eq!(two.live_count(), 1);
 
     // Many commits from both handles: merges keep working, nothing is lost.
     for i in 0..12 {
@@ -411,7 +411,7 @@ fn two_handles_share_one_directory() {
     }
     one.refresh().expect("refresh");
     two.refresh().expect("refresh");
-    assert_eq!(one.len(), 13);
+    assert_eq!(one.live_count(), 13);
     assert_eq!(two.all_keys().expect("keys"), one.all_keys().expect("keys"));
 }
 
@@ -456,7 +456,7 @@ fn processes_share_one_directory() {
         assert!(child.wait().expect("wait").success(), "a child failed");
     }
     index.refresh().expect("refresh");
-    assert_eq!(index.len(), 30);
+    assert_eq!(index.live_count(), 30);
     assert_eq!(index.filter_keys(&DocFilter::default()).expect("keys").len(), 30);
     assert_eq!(keys(&index, "child", &DocFilter::default()).len(), 20);
     let reopened = TextIndex::open(&path).expect("reopen");

@@ -1,0 +1,205 @@
+//! The session registry on disk (seed 004 section 3, one store being one project):
+//!
+//! ```text
+//! <store private dir>/sessions/
+//!   manifest.json                     sessions and compositions
+//!   lock                              writers' lock (several processes may share a store)
+//!   originals/<session>.jsonl         immutable copies of the transcripts (SHA-256 checked)
+//!   summaries/<session>/versions.json the session's versions
+//!   summaries/<session>/v001_uniform-moderate_3k.{md,jsonl}
+//!   composed/<name>/composed.{md,jsonl}, composition.json
+//! ```
+//!
+//! Every file is written atomically (temporary file, fsync, rename); records are written
+//! last, so a crash leaves at worst an unreferenced file, never a record naming a missing
+//! one.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+
+use super::records::{Manifest, VersionsFile};
+use crate::store::fsutil::{create_private_dir_all, write_atomic};
+use crate::store::lock::{LockGuard, StoreLock};
+use crate::{Error, Result, Timestamp};
+
+/// The registry's directory in the store's private directory.
+pub(crate) const SESSIONS_DIR: &str = "sessions";
+
+/// A store's session registry.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    dir: PathBuf,
+    lock: StoreLock,
+}
+
+impl Registry {
+    /// The registry in `private_dir` (created on the first write).
+    pub(crate) fn new(private_dir: &Path, lock_timeout: Duration) -> Self {
+        let dir = private_dir.join(SESSIONS_DIR);
+        let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
+        Self { dir, lock }
+    }
+
+    /// The registry's directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Takes the writers' lock (creating the directory).
+    pub(crate) fn lock(&self) -> Result<LockGuard<'_>> {
+        create_private_dir_all(&self.dir)?;
+        self.lock.acquire()
+    }
+
+    /// The manifest (an empty one made at `now` before the first write).
+    pub(crate) fn manifest(&self, now: Timestamp) -> Result<Manifest> {
+        Ok(read_json(&self.dir.join("manifest.json"))?.unwrap_or_else(|| Manifest::new(now)))
+    }
+
+    /// Writes the manifest, stamped `now`.
+    pub(crate) fn save_manifest(&self, manifest: &mut Manifest, now: Timestamp) -> Result<()> {
+        manifest.last_modified = now;
+        write_json(&self.dir.join("manifest.json"), manifest)
+    }
+
+    /// A session's versions file, if it has one.
+    pub(crate) fn versions(&self, session_id: &str) -> Result<Option<VersionsFile>> {
+        read_json(&self.summaries(session_id).join("versions.json"))
+    }
+
+    /// Writes a session's versions file.
+    pub(crate) fn save_versions(&self, versions: &VersionsFile) -> Result<()> {
+        let dir = self.summaries(&versions.session_id);
+        create_private_dir_all(&dir)?;
+        write_json(&dir.join("versions.json"), versions)
+    }
+
+    /// The directory of a session's versions.
+    pub(crate) fn summaries(&self, session_id: &str) -> PathBuf {
+        self.dir.join("summaries").join(session_id)
+    }
+
+    /// The original's path relative to the registry, for a session.
+    pub(crate) fn original_name(session_id: &str) -> String {
+        format!("originals/{session_id}.jsonl")
+    }
+
+    /// Writes `bytes` at `relative` (inside the registry), creating its directory.
+    pub(crate) fn write(&self, relative: &str, bytes: &[u8]) -> Result<()> {
+        let path = self.dir.join(relative);
+        if let Some(parent) = path.parent() {
+            create_private_dir_all(parent)?;
+        }
+        write_atomic(&path, bytes)
+    }
+
+    /// Reads the file at `relative`, checking its SHA-256 when one is given.
+    pub(crate) fn read(&self, relative: &str, sha256: Option<&str>) -> Result<String> {
+        let path = self.dir.join(relative);
+        let bytes = fs::read(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::not_found(
+                format!("session file {}", path.display()),
+                "register the session again (memcore session add FILE --replace)",
+            ),
+            _ => Error::io(format!("reading {}", path.display()), e),
+        })?;
+        if let Some(expected) = sha256
+            && sha256_hex(&bytes) != expected
+        {
+            return Err(Error::corrupted(
+                &path,
+                None,
+                "the session's original changed after it was registered",
+                "originals are immutable: register the transcript again with --replace",
+            ));
+        }
+        String::from_utf8(bytes).map_err(|_| {
+            Error::corrupted(
+                &path,
+                None,
+                "not UTF-8",
+                "register the transcript again with --replace",
+            )
+        })
+    }
+
+    /// Removes the file at `relative`; a missing file is fine.
+    pub(crate) fn remove(&self, relative: &Path) -> Result<()> {
+        let path = self.dir.join(relative);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(Error::io(format!("removing {}", path.display()), e))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    crate::hex::hex(&Sha256::digest(bytes))
+}
+
+/// A JSON file read into `T`; `None` when it does not exist.
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+    };
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        Error::corrupted(
+            path,
+            Some(e.line()),
+            e.to_string(),
+            "restore the file from a backup or remove it",
+        )
+    })
+}
+
+/// Writes `value` as pretty JSON at `path`, atomically.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| {
+        Error::validation(format!("a record could not be written: {e}"), "report this")
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Validates a session id or composition name: it becomes a file name.
+pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !name.contains("..");
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::validation(
+            format!("invalid {what} {name:?}"),
+            format!(
+                "a {what} is 1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter \
+                 or digit"
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_would_escape_are_refused() {
+        for bad in ["", "../x", ".hidden", "a/b", "a..b", "é"] {
+            assert!(check_name("session id", bad).is_err(), "{bad:?}");
+        }
+        check_name("session id", "3f2a-9C_1.x").expect("valid");
+    }
+}
