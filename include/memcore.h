@@ -305,6 +305,12 @@ enum memcore_status
    */
   MEMCORE_STATUS_UNSUPPORTED = 106,
   /**
+   * A callback the caller gave memcore (a summariser) failed, crashed in Rust, or returned
+   * something unusable (NULL, invalid UTF-8, an empty or overlong summary). Nothing was
+   * written.
+   */
+  MEMCORE_STATUS_CALLBACK = 107,
+  /**
    * memcore panicked; the panic was caught and the call abandoned. A bug: please report
    * the message.
    */
@@ -416,6 +422,11 @@ typedef uint32_t memcore_search_mode;
 #endif // __cplusplus
 
 /**
+ * Where a summariser callback writes its summary; valid only during the callback.
+ */
+typedef struct memcore_summary_t memcore_summary_t;
+
+/**
  * An open memory store. Opaque: created by `memcore_open()` or `memcore_open_scope()`,
  * freed exactly once by `memcore_close()`.
  *
@@ -424,6 +435,22 @@ typedef uint32_t memcore_search_mode;
  * same store directory; writes are serialised by a lock file.
  */
 typedef struct memcore_t memcore_t;
+
+/**
+ * A summariser callback: summarise the request (`request_json`, `request_len` bytes of
+ * UTF-8 JSON: `{"messages": [{"uuid", "role", "content", "timestamp"}], "input_tokens",
+ * "target_tokens", "compaction_ratio", "aggressiveness", "keep": [passages kept verbatim
+ * beside the summary]}`) in about `target_tokens` tokens, write it with
+ * `memcore_summary_write(summary, text, len)` and return 0. Any other return value is a
+ * failure (`MEMCORE_STATUS_CALLBACK`; nothing is written to the store).
+ *
+ * It may be called from any thread that calls memcore with the handle, so it and
+ * `user_data` must be safe to use from several threads.
+ */
+typedef int32_t (*memcore_summarize_fn)(void *user_data,
+                                        const char *request_json,
+                                        size_t request_len,
+                                        struct memcore_summary_t *summary);
 
 #ifdef __cplusplus
 extern "C" {
@@ -868,6 +895,41 @@ memcore_status memcore_call(const struct memcore_t *memcore,
  * `out_json` must point to writable storage for one pointer.
  */
 memcore_status memcore_operations(char **out_json);
+
+/**
+ * Sets the summariser callback of the handle (`callback` NULL: back to the built-in
+ * extractive summariser). `name` (UTF-8, `name_len` bytes; NULL for `"c-callback"`) is
+ * recorded as each version's `settings.model`; `user_data` is passed to every call.
+ *
+ * Errors: `NULL_PARAMETER`, `INVALID_UTF8`.
+ *
+ * # Safety
+ *
+ * `memcore` must be NULL or an open handle; `name` must be NULL (with `name_len` 0) or
+ * point to `name_len` readable bytes; `callback` must follow the contract of
+ * `memcore_summarize_fn` for as long as it is set, and `user_data` stay valid as long.
+ */
+memcore_status memcore_set_summarizer(const struct memcore_t *memcore,
+                                      const char *name,
+                                      size_t name_len,
+                                      memcore_summarize_fn callback,
+                                      void *user_data);
+
+/**
+ * Called by a summariser callback: copies the summary (`text`, UTF-8, `text_len` bytes)
+ * into `summary`. Text that is not UTF-8 is refused here (`INVALID_UTF8`) and fails the
+ * compression too.
+ *
+ * Errors: `NULL_PARAMETER`, `INVALID_UTF8`.
+ *
+ * # Safety
+ *
+ * `summary` must be the pointer the callback was given, during the callback; `text` must
+ * point to `text_len` readable bytes.
+ */
+memcore_status memcore_summary_write(struct memcore_summary_t *summary,
+                                     const char *text,
+                                     size_t text_len);
 
 #ifdef __cplusplus
 }  // extern "C"

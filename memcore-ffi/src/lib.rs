@@ -7,7 +7,9 @@
 //! `memcore_delete`, `memcore_restore`, `memcore_put_mode`, `memcore_format`), [`listing`]
 //! (`memcore_list`, `memcore_collections`), [`history`] (`memcore_versions`,
 //! `memcore_get_version`), [`search`] (`memcore_search`), [`call`] (`memcore_call`,
-//! `memcore_operations`: every operation on the library's JSON records), [`status`]
+//! `memcore_operations`: every operation on the library's JSON records), [`summarizer`]
+//! (`memcore_set_summarizer`, `memcore_summary_write`: a C summariser for session
+//! compressions), [`status`]
 //! (`memcore_status`, `memcore_status_name`), [`error`]
 //! (`memcore_last_error_message`), [`string`] (`memcore_string_free`) and
 //! [`memcore_version`] here. `include/memcore.h` is generated from these by
@@ -39,6 +41,8 @@ pub mod history;
 pub mod search;
 
 pub mod call;
+
+pub mod summarizer;
 
 mod boundary;
 mod json;

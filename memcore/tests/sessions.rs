@@ -332,11 +332,52 @@ fn sessions_compose_by_the_seeds_algorithm_and_versions_in_use_are_protected() {
 fn a_changed_original_is_reported_as_corrupted() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = open(&dir.path().join("store"));
-    add(&memcore, &claude_transcript(dir.path(), "abc123", 5));
-    let original = dir.path().join("store/.memcore/sessions/originals/abc123.jsonl");
+    let session = add(&memcore, &claude_transcript(dir.path(), "abc123", 5));
+    assert!(session.original_file.starts_with("originals/abc123-"));
+    let original = dir.path().join("store/.memcore/sessions").join(&session.original_file);
     std::fs::write(&original, "{\"role\":\"user\",\"content\":\"tampered\"}\n").unwrap();
     let err = memcore
         .session_compress(&SessionCompressRequest::new("abc123", CompressionSettings::uniform(4.0)))
         .unwrap_err();
     assert_eq!(err.category(), Category::Parse, "{err}");
+}
+
+#[test]
+fn review_regressions_numbers_cjk_malformed_tags_and_hostile_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(&dir.path().join("store"));
+    // CJK text has no spaces to cut at; one malformed tag must not hide the pinned marker.
+    let path = dir.path().join("cjk.jsonl");
+    let cjk = "解析器在大文件上很慢。我们需要批处理每一行。".repeat(30);
+    let lines = [
+        serde_json::json!({"role": "user", "content": cjk}).to_string(),
+        serde_json::json!({"role": "user", "content": "##keepit1.00## Never drop the WAL. ##keepit.5## oops"}).to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let session = add(&memcore, &path);
+    assert_eq!(session.keepit_markers.len(), 1);
+    assert_eq!(session.keepit_warnings.len(), 1);
+    let v1 = memcore
+        .session_compress(&SessionCompressRequest::new("cjk", CompressionSettings::uniform(20.0)))
+        .unwrap();
+    assert_eq!(v1.keepit_stats.preserved, 1);
+    // A pruned number is never given again.
+    memcore
+        .session_compress(&SessionCompressRequest::new("cjk", CompressionSettings::uniform(5.0)))
+        .unwrap();
+    memcore.session_prune(&SessionPruneRequest::versions("cjk", vec!["v002".to_owned()])).unwrap();
+    let v3 = memcore
+        .session_compress(&SessionCompressRequest::new("cjk", CompressionSettings::uniform(5.0)))
+        .unwrap();
+    assert_eq!(v3.version_id, "v003");
+    // A versions file naming a path outside the registry is refused, and nothing is deleted.
+    let outside = dir.path().join("precious.md");
+    std::fs::write(&outside, "keep me").unwrap();
+    let versions = dir.path().join("store/.memcore/sessions/summaries/cjk/versions.json");
+    let text =
+        std::fs::read_to_string(&versions).unwrap().replace(&v3.file, "../../../../../precious");
+    std::fs::write(&versions, text).unwrap();
+    let err = memcore.session_prune(&SessionPruneRequest::keep_latest("cjk", 0)).unwrap_err();
+    assert_eq!(err.category(), Category::Parse, "{err}");
+    assert!(outside.is_file());
 }

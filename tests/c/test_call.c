@@ -56,7 +56,9 @@ TEST(operations_lists_every_operation_with_schemas) {
                          "collections", "versions", "diff", "hydrate", "stats", "verify",
                          "repair", "reindex", "sync", "transition", "lifecycle", "keepit_list",
                          "keepit_set", "keepit_preview", "opened", "capture", "links",
-                         "backlinks", "append", "merge"};
+                         "backlinks", "append", "merge", "compose", "session_add",
+                         "session_list", "session_show", "session_compress", "session_compose",
+                         "session_prune"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"name\":\"%s\"", names[i]);

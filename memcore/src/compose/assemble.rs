@@ -202,10 +202,19 @@ fn fit_cut(
     counter: &dyn TokenCounter,
 ) -> Option<(String, usize, bool)> {
     let overhead = counter.count(&candidate.render(format, label, ""));
-    let cut = truncate_to_tokens(&candidate.content, room.checked_sub(overhead)?, counter)?;
-    let text = candidate.render(format, label, cut);
-    let tokens = counter.count(&text);
-    (tokens <= room).then_some((text, tokens, true))
+    let mut allowed = room.checked_sub(overhead)?;
+    // Escaping (`<` to `&lt;`) can make the rendered cut dearer than the raw one: cut
+    // shorter by the excess and try again, a few times.
+    for _ in 0..4 {
+        let cut = truncate_to_tokens(&candidate.content, allowed, counter)?;
+        let text = candidate.render(format, label, cut);
+        let tokens = counter.count(&text);
+        if tokens <= room {
+            return Some((text, tokens, true));
+        }
+        allowed = allowed.checked_sub((tokens - room).max(1))?;
+    }
+    None
 }
 
 /// The tokens of the smallest item there can be: a one-letter memory with a short key.
@@ -269,6 +278,17 @@ mod tests {
         assert!(assembly.text.contains("says something useful.\n</memory>"), "cut at a sentence");
         // Working memory's unused budget went to the semantic context.
         assert!(assembly.manifest[1].tokens_used > budget.semantic);
+    }
+
+    #[test]
+    fn escaped_text_is_cut_shorter_until_it_fits() {
+        let code = "if a < b && c > d { x &= y; } ".repeat(40);
+        let candidates = [candidate("notes/code", &code, Section::Semantic, 1)];
+        let budget = Budget::of_total(120).expect("a budget");
+        let assembly =
+            assemble(&candidates, &budget, ContextFormat::Xml, &EstimateCounter).expect("fits");
+        assert_eq!(assembly.manifest[0].outcome, Outcome::Truncated);
+        assert!(assembly.tokens <= 120);
     }
 
     #[test]

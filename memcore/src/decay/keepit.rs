@@ -242,6 +242,21 @@ fn markers_of(text: &str, tags: &[FoundTag]) -> Vec<KeepitMarker> {
         .collect()
 }
 
+/// The well-formed keepit markers of `text`, skipping malformed tags (which still end the
+/// marker before them): for untrusted text such as transcripts, where one bad tag must not
+/// hide the others.
+pub(crate) fn lenient_markers(text: &str) -> Vec<KeepitMarker> {
+    markers_of(text, &tags(text))
+}
+
+/// Where the tag of `marker` ends in `text` (its marked text starts there).
+pub(crate) fn tag_end(text: &str, marker: &KeepitMarker) -> usize {
+    let after_name = marker.start + "##keepit".len();
+    text.get(after_name..marker.end)
+        .and_then(|rest| rest.find("##"))
+        .map_or(marker.start, |at| after_name + at + 2)
+}
+
 /// Whether `text` pins itself with a `##keepit1.00##` marker outside code.
 /// Malformed tags are skipped here, so that one bad tag does not hide a pin.
 pub(crate) fn has_pinned_marker(text: &str) -> bool {

@@ -26,6 +26,7 @@ pub use keepit::{
     KeepitPreview, MarkerPreview, PreviewSettings, extract_markers, preview, set_weight,
     survival_threshold, survives, validate_weight,
 };
+pub(crate) use keepit::{lenient_markers, tag_end};
 pub use lifecycle::{
     LifecycleAction, LifecycleConfig, LifecycleOptions, LifecycleReport, LifecycleStats,
     LifecycleStep, is_pinned, plan_step,

@@ -56,7 +56,8 @@ impl Memcore {
             let results = self.search(&query)?;
             warnings.extend(results.warnings);
             for (rank, hit) in results.hits.into_iter().enumerate() {
-                let memory = self.get(&hit.memory.reference)?;
+                // Deleted since the index was read: not a candidate any more.
+                let Some(memory) = self.get_if_present(&hit.memory.reference)? else { continue };
                 candidates.push(candidate(
                     memory,
                     Section::Semantic,
@@ -118,11 +119,22 @@ impl Memcore {
         let mut candidates = Vec::new();
         for (source, keys) in sources {
             for (rank, key) in keys.into_iter().enumerate() {
-                let memory = self.get(&key)?;
+                let Some(memory) = self.get_if_present(&key)? else { continue };
                 candidates.push(candidate(memory, Section::Working, source, rank + 1, None));
             }
         }
         Ok(candidates)
+    }
+}
+
+impl Memcore {
+    /// The memory `key`, or `None` when it is gone (deleted by another writer meanwhile).
+    fn get_if_present(&self, key: &MemoryRef) -> Result<Option<crate::Memory>> {
+        match self.get(key) {
+            Ok(memory) => Ok(Some(memory)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! and 5.2-5.3). Everything is computed first and written last, under the registry's lock:
 //! a summariser that fails leaves the registry as it was.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Memcore;
@@ -9,10 +10,10 @@ use super::sessions::unknown_session;
 use crate::session::registry::{Registry, check_name};
 use crate::session::{
     ComponentRequest, CompositionComponent, CompositionOutput, CompositionRecord, Compressed,
-    CompressionRecord, CompressionSettings, ExtractiveSummarizer, Manifest, Recompression,
-    Selection, SelectionCriteria, SessionComposeRequest, SessionCompressRequest, SessionRecord,
-    Summarizer, SummarizerChoice, SummaryMessage, TranscriptMessage, compress, parse_transcript,
-    render_jsonl, render_markdown, select_best_version,
+    CompressionRecord, CompressionSettings, ExtractiveSummarizer, Manifest, MarkerKey,
+    Recompression, Selection, SelectionCriteria, SessionComposeRequest, SessionCompressRequest,
+    SessionKeepit, SessionRecord, Summarizer, SummarizerChoice, SummaryMessage, TranscriptMessage,
+    VersionsFile, compress, parse_transcript, render_jsonl, render_markdown, select_best_version,
 };
 use crate::{Error, Result, Timestamp};
 
@@ -48,7 +49,12 @@ impl Memcore {
         let _lock = registry.lock()?;
         let now = self.now();
         let mut manifest = registry.manifest(now)?;
-        let record = write_version(&registry, &mut manifest, pending, now)?;
+        if !manifest.sessions.contains_key(&request.session) {
+            return Err(unknown_session(&request.session));
+        }
+        let mut writes = VersionWrites::new(&registry);
+        let record = writes.add(&mut manifest, pending, now)?;
+        writes.save()?;
         registry.save_manifest(&mut manifest, now)?;
         Ok(record)
     }
@@ -67,7 +73,7 @@ impl Memcore {
                     "a composition needs 1 to {MAX_COMPONENTS} components, not {}",
                     request.components.len()
                 ),
-                "name the sessions to compose, oldest first",
+                "name the sessions to compose, newest first",
             ));
         }
         if request.budget < request.components.len() {
@@ -84,10 +90,7 @@ impl Memcore {
         let registry = self.registry();
         let manifest = registry.manifest(self.now())?;
         if manifest.compositions.contains_key(&request.name) && !request.replace {
-            return Err(Error::conflict(
-                format!("a composition named {} exists", request.name),
-                "choose another name, or pass replace",
-            ));
+            return Err(name_taken(&request.name));
         }
         let per_component = request.budget / request.components.len();
         let mut planned = Vec::with_capacity(request.components.len());
@@ -110,6 +113,10 @@ impl Memcore {
         let _lock = registry.lock()?;
         let now = self.now();
         let mut manifest = registry.manifest(now)?;
+        if manifest.compositions.contains_key(&request.name) && !request.replace {
+            return Err(name_taken(&request.name));
+        }
+        let mut writes = VersionWrites::new(&registry);
         let mut components = Vec::with_capacity(planned.len());
         let mut parts = Vec::with_capacity(planned.len());
         for plan in planned {
@@ -117,11 +124,26 @@ impl Memcore {
             let messages = match plan.pending {
                 Some(pending) => {
                     let messages = pending.compressed.messages.clone();
-                    let record = write_version(&registry, &mut manifest, pending, now)?;
+                    let record = writes.add(&mut manifest, pending, now)?;
                     component.version_id = record.version_id;
                     messages
                 }
-                None => plan.messages,
+                None => {
+                    // A version chosen before the lock must still be there (a prune may
+                    // have run meanwhile).
+                    let versions = writes.versions(&component.session_id)?;
+                    let id = &component.version_id;
+                    if id != "original" && !versions.versions.iter().any(|v| &v.version_id == id) {
+                        return Err(Error::conflict(
+                            format!(
+                                "version {id} of session {} was pruned while composing",
+                                component.session_id
+                            ),
+                            "compose again",
+                        ));
+                    }
+                    plan.messages
+                }
             };
             if let Some(session) = manifest.sessions.get_mut(&component.session_id) {
                 session.last_accessed = Some(now);
@@ -130,6 +152,7 @@ impl Memcore {
             components.push(component);
         }
         let record = write_composition(&registry, &mut manifest, request, components, &parts, now)?;
+        writes.save()?;
         registry.save_manifest(&mut manifest, now)?;
         Ok(record)
     }
@@ -168,7 +191,12 @@ impl Memcore {
             }
             Some(version_id) => version_messages(registry, session, version_id)?
                 .into_iter()
-                .map(TranscriptMessage::from)
+                .enumerate()
+                .map(|(n, mut message)| {
+                    // A summary of its own (a callback's) has no source: name it uniquely.
+                    message.source_uuid.get_or_insert_with(|| format!("{version_id}-{n}"));
+                    TranscriptMessage::from(message)
+                })
                 .collect(),
         };
         let counter = session.tokenizer.counter();
@@ -273,6 +301,14 @@ struct PlannedComponent {
     pending: Option<PendingVersion>,
 }
 
+/// The error for a composition name in use.
+fn name_taken(name: &str) -> Error {
+    Error::conflict(
+        format!("a composition named {name} exists"),
+        "choose another name, or pass replace",
+    )
+}
+
 /// The tokens of `version_id` of `session` (`original` for the transcript).
 fn version_tokens(session: &SessionRecord, version_id: &str) -> Result<usize> {
     if version_id == "original" {
@@ -324,69 +360,112 @@ fn version_messages(
         .collect()
 }
 
-/// Writes a computed version (files first, then `versions.json`), numbering it after the
-/// session's newest, and notes its keepit outcomes in the manifest's session.
-fn write_version(
-    registry: &Registry,
-    manifest: &mut Manifest,
-    pending: PendingVersion,
-    now: Timestamp,
-) -> Result<CompressionRecord> {
-    let session_id = &pending.session_id;
-    let mut versions = registry.versions(session_id)?.ok_or_else(|| unknown_session(session_id))?;
-    let number = versions
-        .versions
-        .iter()
-        .filter_map(|v| v.version_id.strip_prefix('v')?.parse::<u32>().ok())
-        .max()
-        .unwrap_or(0)
-        + 1;
-    let version_id = format!("v{number:03}");
-    let compressed = pending.compressed;
-    let thousands = ((compressed.output_tokens as f64 / 1000.0).round() as usize).max(1);
-    let file = format!(
-        "{version_id}_{}-{}_{thousands}k",
-        pending.settings.mode_name(),
-        pending.settings.preset_name()
-    );
-    let heading = format!(
-        "Session {session_id}, {version_id}: {}-{}, {} tokens ({}:1)",
-        pending.settings.mode_name(),
-        pending.settings.preset_name(),
-        compressed.output_tokens,
-        compressed.ratio()
-    );
-    let dir = format!("summaries/{session_id}");
-    registry.write(
-        &format!("{dir}/{file}.md"),
-        render_markdown(&heading, &compressed.messages).as_bytes(),
-    )?;
-    registry
-        .write(&format!("{dir}/{file}.jsonl"), render_jsonl(&compressed.messages)?.as_bytes())?;
-    let record = CompressionRecord {
-        version_id: version_id.clone(),
-        file,
-        created_at: now,
-        settings: pending.settings,
-        output_tokens: compressed.output_tokens,
-        output_messages: compressed.messages.len(),
-        compression_ratio: compressed.ratio(),
-        keepit_stats: compressed.keepit_stats.clone(),
-        source_version: pending.source_version,
-        tokenizer: pending.tokenizer,
-    };
-    versions.versions.push(record.clone());
-    registry.save_versions(&versions)?;
-    if let Some(session) = manifest.sessions.get_mut(session_id) {
-        for marker in &mut session.keepit_markers {
-            if compressed.survived.contains(&marker.marker_id) {
-                marker.survived_in.push(version_id.clone());
-            } else if compressed.summarized.contains(&marker.marker_id) {
-                marker.summarized_in.push(version_id.clone());
+/// The versions written by one operation: their files at once, their `versions.json`
+/// records together at the end ([`VersionWrites::save`]), so that a failure part-way leaves
+/// only files no record names.
+struct VersionWrites<'r> {
+    registry: &'r Registry,
+    files: BTreeMap<String, VersionsFile>,
+}
+
+impl<'r> VersionWrites<'r> {
+    fn new(registry: &'r Registry) -> Self {
+        Self { registry, files: BTreeMap::new() }
+    }
+
+    /// A session's versions as this operation has them so far.
+    fn versions(&mut self, session_id: &str) -> Result<&mut VersionsFile> {
+        if !self.files.contains_key(session_id) {
+            let file = self
+                .registry
+                .versions(session_id)?
+                .ok_or_else(|| missing_versions(self.registry, session_id))?;
+            self.files.insert(session_id.to_owned(), file);
+        }
+        self.files.get_mut(session_id).ok_or_else(|| unknown_session(session_id))
+    }
+
+    /// Writes a computed version's files, numbering it after every version the session ever
+    /// had (a pruned number is never reused), and notes its keepit outcomes in the
+    /// manifest's session.
+    fn add(
+        &mut self,
+        manifest: &mut Manifest,
+        pending: PendingVersion,
+        now: Timestamp,
+    ) -> Result<CompressionRecord> {
+        let registry = self.registry;
+        let session_id = pending.session_id.clone();
+        let versions = self.versions(&session_id)?;
+        let highest = versions
+            .versions
+            .iter()
+            .filter_map(|v| v.version_id.strip_prefix('v')?.parse::<u32>().ok())
+            .max();
+        let number = versions.next_version.max(highest.map_or(1, |h| h + 1));
+        versions.next_version = number + 1;
+        let version_id = format!("v{number:03}");
+        let compressed = pending.compressed;
+        let thousands = ((compressed.output_tokens as f64 / 1000.0).round() as usize).max(1);
+        let (mode, preset) = (pending.settings.mode_name(), pending.settings.preset_name());
+        let file = format!("{version_id}_{mode}-{preset}_{thousands}k");
+        let heading = format!(
+            "Session {session_id}, {version_id}: {mode}-{preset}, {} tokens ({}:1)",
+            compressed.output_tokens,
+            compressed.ratio()
+        );
+        let dir = format!("summaries/{session_id}");
+        registry.write(
+            &format!("{dir}/{file}.md"),
+            render_markdown(&heading, &compressed.messages).as_bytes(),
+        )?;
+        registry.write(
+            &format!("{dir}/{file}.jsonl"),
+            render_jsonl(&compressed.messages)?.as_bytes(),
+        )?;
+        let record = CompressionRecord {
+            version_id: version_id.clone(),
+            file,
+            created_at: now,
+            settings: pending.settings,
+            output_tokens: compressed.output_tokens,
+            output_messages: compressed.messages.len(),
+            compression_ratio: compressed.ratio(),
+            keepit_stats: compressed.keepit_stats.clone(),
+            source_version: pending.source_version,
+            tokenizer: pending.tokenizer,
+        };
+        versions.versions.push(record.clone());
+        if let Some(session) = manifest.sessions.get_mut(&session_id) {
+            let is = |keys: &[MarkerKey], marker: &SessionKeepit| {
+                keys.iter()
+                    .any(|k| k.message_uuid == marker.message_uuid && k.content == marker.content)
+            };
+            for marker in &mut session.keepit_markers {
+                if is(&compressed.survived, marker) {
+                    marker.survived_in.push(version_id.clone());
+                } else if is(&compressed.summarized, marker) {
+                    marker.summarized_in.push(version_id.clone());
+                }
             }
         }
+        Ok(record)
     }
-    Ok(record)
+
+    /// Saves every changed `versions.json`.
+    fn save(self) -> Result<()> {
+        self.files.values().try_for_each(|file| self.registry.save_versions(file))
+    }
+}
+
+/// The error for a registered session whose `versions.json` is gone.
+pub(super) fn missing_versions(registry: &Registry, session_id: &str) -> Error {
+    Error::corrupted(
+        registry.dir().join("summaries").join(session_id).join("versions.json"),
+        None,
+        "the session is registered but its versions file is missing",
+        "register the session again with --replace (its versions are lost)",
+    )
 }
 
 /// Writes a composition's files and records it in the manifest.

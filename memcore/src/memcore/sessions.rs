@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Memcore;
+use super::session_compose::missing_versions;
 use crate::compose::TokenCounter;
-use crate::decay::extract_markers;
+use crate::decay::{extract_markers, lenient_markers};
 use crate::session::registry::{Registry, check_name, sha256_hex};
 use crate::session::{
     MAX_TRANSCRIPT_BYTES, PruneResult, SessionAddRequest, SessionKeepit, SessionListing,
@@ -59,8 +60,9 @@ impl Memcore {
         let transcript = parse_transcript(&text, request.format)?;
         let session_id = match (&request.session_id, &transcript.session_id) {
             (Some(id), _) | (None, Some(id)) => id.clone(),
+            // A file name, folded to lower case (ids are, so that no two differ by case).
             (None, None) => {
-                path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+                path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default()
             }
         };
         check_name("session id", &session_id)?;
@@ -69,18 +71,6 @@ impl Memcore {
         let now = self.now();
         let mut manifest = registry.manifest(now)?;
         let sha256 = sha256_hex(text.as_bytes());
-        if let Some(existing) = manifest.sessions.get(&session_id) {
-            if existing.original_sha256 == sha256 && request.composed_from.is_empty() {
-                return self.with_versions(&registry, existing.clone());
-            }
-            if existing.original_sha256 != sha256 && !request.replace {
-                return Err(Error::conflict(
-                    format!("session {session_id} is registered with another transcript"),
-                    "originals are immutable: pass replace to register the new transcript \
-                     (its versions are kept), or give another session id",
-                ));
-            }
-        }
         for name in &request.composed_from {
             let composition = manifest.compositions.get_mut(name).ok_or_else(|| {
                 Error::not_found(
@@ -92,27 +82,53 @@ impl Memcore {
                 composition.used_in_sessions.push(session_id.clone());
             }
         }
+        let existing = manifest.sessions.get(&session_id).cloned();
+        if let Some(existing) = existing.as_ref().filter(|e| e.original_sha256 == sha256) {
+            // The same transcript again: only the compositions it started from change.
+            if !request.composed_from.is_empty() {
+                registry.save_manifest(&mut manifest, now)?;
+            }
+            return self.with_versions(&registry, existing.clone());
+        }
+        if existing.is_some() && !request.replace {
+            return Err(Error::conflict(
+                format!("session {session_id} is registered with another transcript"),
+                "originals are immutable: pass replace to register the new transcript \
+                 (its versions are kept), or give another session id",
+            ));
+        }
         let counter = request.tokenizer.counter();
         let mut record = session_record(&session_id, path, &transcript, counter, now);
         record.tokenizer = request.tokenizer;
+        record.original_file = Registry::original_name(&session_id, &sha256);
         record.original_sha256 = sha256;
-        if let Some(existing) = manifest.sessions.get(&session_id) {
+        if let Some(existing) = &existing {
             record.last_accessed = existing.last_accessed;
             record.registered_at = existing.registered_at;
+            carry_marker_history(&mut record, existing);
         }
+        // A new file beside the old original; the old one goes once the manifest has switched.
         registry.write(&record.original_file, text.as_bytes())?;
-        let mut versions = registry.versions(&session_id)?.unwrap_or_else(|| VersionsFile {
-            session_id: session_id.clone(),
-            original_file: record.original_file.clone(),
-            original_tokens: 0,
-            original_messages: 0,
-            versions: Vec::new(),
-        });
+        let mut versions = match registry.versions(&session_id)? {
+            Some(versions) => versions,
+            None => VersionsFile {
+                session_id: session_id.clone(),
+                original_file: String::new(),
+                original_tokens: 0,
+                original_messages: 0,
+                versions: Vec::new(),
+                next_version: 1,
+            },
+        };
+        versions.original_file = record.original_file.clone();
         versions.original_tokens = record.original_tokens;
         versions.original_messages = record.original_messages;
         registry.save_versions(&versions)?;
         manifest.sessions.insert(session_id, record.clone());
         registry.save_manifest(&mut manifest, now)?;
+        if let Some(old) = existing.filter(|old| old.original_file != record.original_file) {
+            registry.remove(Path::new(&old.original_file))?;
+        }
         record.compressions = versions.versions;
         Ok(record)
     }
@@ -154,7 +170,7 @@ impl Memcore {
         }
         let mut versions = registry
             .versions(&request.session)?
-            .ok_or_else(|| unknown_session(&request.session))?;
+            .ok_or_else(|| missing_versions(&registry, &request.session))?;
         let doomed: Vec<String> = match (request.keep_latest, request.versions.is_empty()) {
             (Some(_), false) | (None, true) => {
                 return Err(Error::validation(
@@ -216,8 +232,9 @@ impl Memcore {
         registry: &Registry,
         mut record: SessionRecord,
     ) -> Result<SessionRecord> {
+        let versions = registry.versions(&record.session_id)?;
         record.compressions =
-            registry.versions(&record.session_id)?.map(|v| v.versions).unwrap_or_default();
+            versions.ok_or_else(|| missing_versions(registry, &record.session_id))?.versions;
         Ok(record)
     }
 }
@@ -262,30 +279,27 @@ fn session_record(
     let mut keepit_markers = Vec::new();
     let mut keepit_warnings = Vec::new();
     for message in &transcript.messages {
-        match extract_markers(&message.content) {
-            Ok(markers) => {
-                keepit_markers.extend(markers.into_iter().enumerate().map(|(n, marker)| {
-                    SessionKeepit {
-                        marker_id: format!("{}#{n}", message.uuid),
-                        message_uuid: message.uuid.clone(),
-                        weight: marker.weight,
-                        context: marker_context(&message.content, marker.start, marker.end),
-                        content: marker.content,
-                        start: marker.start_char,
-                        end: marker.end_char,
-                        created_at: message.timestamp,
-                        survived_in: Vec::new(),
-                        summarized_in: Vec::new(),
-                    }
-                }))
-            }
-            Err(e) => keepit_warnings.push(format!("message {}: {e}", message.uuid)),
+        if let Err(e) = extract_markers(&message.content) {
+            keepit_warnings.push(format!("message {}: {e}", message.uuid));
         }
+        let markers = lenient_markers(&message.content).into_iter().enumerate();
+        keepit_markers.extend(markers.map(|(n, marker)| SessionKeepit {
+            marker_id: format!("{}#{n}", message.uuid),
+            message_uuid: message.uuid.clone(),
+            weight: marker.weight,
+            context: marker_context(&message.content, marker.start, marker.end),
+            content: marker.content,
+            start: marker.start_char,
+            end: marker.end_char,
+            created_at: message.timestamp,
+            survived_in: Vec::new(),
+            summarized_in: Vec::new(),
+        }));
     }
     let times = transcript.messages.iter().filter_map(|m| m.timestamp);
     SessionRecord {
         session_id: session_id.to_owned(),
-        original_file: Registry::original_name(session_id),
+        original_file: String::new(),
         source_file: std::fs::canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf())
             .display()
@@ -315,6 +329,21 @@ fn marker_context(text: &str, start: usize, end: usize) -> String {
     let after =
         text[end..].char_indices().nth(MARKER_CONTEXT_CHARS).map_or(text.len(), |(at, _)| end + at);
     text[before..after].trim().to_owned()
+}
+
+/// Keeps the survival history of the markers `existing` shares with `record` (same message
+/// and text) when a session is registered again.
+fn carry_marker_history(record: &mut SessionRecord, existing: &SessionRecord) {
+    for marker in &mut record.keepit_markers {
+        if let Some(old) = existing
+            .keepit_markers
+            .iter()
+            .find(|old| old.message_uuid == marker.message_uuid && old.content == marker.content)
+        {
+            marker.survived_in.clone_from(&old.survived_in);
+            marker.summarized_in.clone_from(&old.summarized_in);
+        }
+    }
 }
 
 /// The error for a session that is not registered.

@@ -8,7 +8,7 @@ use super::settings::{CompressionSettings, KeepitMode, TierConfig};
 use super::summarize::{Summarizer, SummaryMessage, SummaryRequest, run_summarizer};
 use super::transcript::TranscriptMessage;
 use crate::compose::TokenCounter;
-use crate::decay::{DEFAULT_MAX_DISTANCE, extract_markers, survival_threshold, survives};
+use crate::decay::{DEFAULT_MAX_DISTANCE, lenient_markers, survival_threshold, survives, tag_end};
 use crate::{Error, Result};
 
 /// A compression, before it is stored.
@@ -22,10 +22,20 @@ pub(crate) struct Compressed {
     pub(crate) output_tokens: usize,
     /// What happened to keepit markers.
     pub(crate) keepit_stats: KeepitStats,
-    /// Ids (`<uuid>#<n>`) of the markers kept verbatim.
-    pub(crate) survived: Vec<String>,
-    /// Ids of the markers summarised.
-    pub(crate) summarized: Vec<String>,
+    /// The markers kept verbatim.
+    pub(crate) survived: Vec<MarkerKey>,
+    /// The markers summarised.
+    pub(crate) summarized: Vec<MarkerKey>,
+}
+
+/// A keepit marker as compression sees it: its message and text (what identifies it across
+/// versions, where its place among the message's markers changes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MarkerKey {
+    /// The original message's uuid.
+    pub(crate) message_uuid: String,
+    /// The marked text.
+    pub(crate) content: String,
 }
 
 impl Compressed {
@@ -106,8 +116,8 @@ struct TierOutput {
     input_tokens: usize,
     /// `(weight, kept)` of each marker.
     weights: Vec<(String, bool)>,
-    survived: Vec<String>,
-    summarized: Vec<String>,
+    survived: Vec<MarkerKey>,
+    summarized: Vec<MarkerKey>,
 }
 
 /// One tier: `segment` starts at `offset` in the input.
@@ -136,29 +146,32 @@ fn compress_tier(
     let mut kept_tokens = 0;
     for (index, message) in segment.iter().enumerate() {
         out.input_tokens += counter.count(&message.content);
-        // A malformed tag was reported at registration; it is text here.
-        let markers = extract_markers(&message.content).unwrap_or_default();
         let mut remaining = String::new();
         let mut from = 0;
-        for (n, marker) in markers.iter().enumerate() {
-            let id = format!("{}#{n}", message.uuid);
+        // A malformed tag was reported at registration; it is text here, and the
+        // well-formed markers around it still count.
+        for marker in lenient_markers(&message.content) {
             let kept = match settings.keepit_mode {
                 KeepitMode::Decay => survives(marker.weight, threshold),
                 KeepitMode::PreserveAll => true,
                 KeepitMode::Ignore => false,
             };
             out.weights.push((format!("{:.2}", marker.weight), kept));
+            remaining.push_str(&message.content[from..marker.start]);
+            let key =
+                MarkerKey { message_uuid: message.uuid.clone(), content: marker.content.clone() };
             if kept {
                 let passage = message.content[marker.start..marker.end].trim();
                 kept_tokens += counter.count(passage);
-                remaining.push_str(&message.content[from..marker.start]);
                 from = marker.end;
                 let mut piece = SummaryMessage::new(message.role.clone(), passage);
                 piece.source_uuid = Some(message.uuid.clone());
                 out.placed.push(Placed { position: offset + index, message: piece });
-                out.survived.push(id);
+                out.survived.push(key);
             } else {
-                out.summarized.push(id);
+                // The tag goes; its text is the summariser's like any other.
+                from = tag_end(&message.content, &marker);
+                out.summarized.push(key);
             }
         }
         remaining.push_str(&message.content[from..]);
@@ -270,8 +283,11 @@ mod tests {
         settings.session_distance = Some(5);
         let out = compress(&messages(), &settings, &ExtractiveSummarizer, &EstimateCounter)
             .expect("compresses");
-        assert_eq!(out.survived, ["a#0", "c#0"]);
-        assert_eq!(out.summarized, ["b#0"]);
+        let uuids =
+            |keys: &[MarkerKey]| keys.iter().map(|k| k.message_uuid.clone()).collect::<Vec<_>>();
+        assert_eq!(uuids(&out.survived), ["a", "c"]);
+        assert_eq!(uuids(&out.summarized), ["b"]);
+        assert_eq!(out.summarized[0].content, "Maybe try Redis later.");
         assert_eq!((out.keepit_stats.preserved, out.keepit_stats.summarized), (2, 1));
         let weights: Vec<(&str, usize)> =
             out.keepit_stats.weights.iter().map(|(w, n)| (w.as_str(), *n)).collect();
@@ -280,7 +296,7 @@ mod tests {
             out.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n");
         assert!(text.contains("##keepit0.80## Use Postgres for JSONB."), "{text}");
         assert!(text.contains("##keepit1.00## Never drop the WAL."), "{text}");
-        assert!(!text.contains("##keepit0.25##"), "{text}");
+        assert!(!text.contains("##keepit0.25##"), "a summarised marker loses its tag: {text}");
         assert!(out.output_tokens < out.input_tokens);
         assert!(out.ratio() > 1.0);
     }

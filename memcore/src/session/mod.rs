@@ -23,7 +23,7 @@ mod settings;
 mod summarize;
 mod transcript;
 
-pub(crate) use compress::{Compressed, compress, render_jsonl, render_markdown};
+pub(crate) use compress::{Compressed, MarkerKey, compress, render_jsonl, render_markdown};
 pub use records::{
     CompositionComponent, CompositionRecord, CompressionRecord, KeepitStats, Recompression,
     SessionKeepit, SessionRecord,

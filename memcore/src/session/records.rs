@@ -147,6 +147,9 @@ pub(crate) struct VersionsFile {
     pub(crate) original_messages: usize,
     /// The versions, oldest first.
     pub(crate) versions: Vec<CompressionRecord>,
+    /// The number the next version gets (numbers of pruned versions are not reused).
+    #[serde(default)]
+    pub(crate) next_version: u32,
 }
 
 /// A recompression a composition asked for, and why.

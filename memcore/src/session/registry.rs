@@ -56,9 +56,27 @@ impl Registry {
         self.lock.acquire()
     }
 
-    /// The manifest (an empty one made at `now` before the first write).
+    /// The manifest (an empty one made at `now` before the first write). Every name in it
+    /// that becomes a path is checked, so a damaged or hostile manifest cannot reach outside
+    /// the registry.
     pub(crate) fn manifest(&self, now: Timestamp) -> Result<Manifest> {
-        Ok(read_json(&self.dir.join("manifest.json"))?.unwrap_or_else(|| Manifest::new(now)))
+        let path = self.dir.join("manifest.json");
+        let manifest: Manifest = read_json(&path)?.unwrap_or_else(|| Manifest::new(now));
+        for (id, session) in &manifest.sessions {
+            let original = session.original_file.strip_prefix("originals/").unwrap_or("");
+            if id != &session.session_id
+                || check_name("session id", id).is_err()
+                || check_name("original", original).is_err()
+            {
+                return Err(damaged(&path, format!("session {id:?} names files it may not")));
+            }
+        }
+        let bad =
+            manifest.compositions.keys().find(|name| check_name("composition", name).is_err());
+        if let Some(name) = bad {
+            return Err(damaged(&path, format!("composition {name:?} is not a valid name")));
+        }
+        Ok(manifest)
     }
 
     /// Writes the manifest, stamped `now`.
@@ -67,9 +85,19 @@ impl Registry {
         write_json(&self.dir.join("manifest.json"), manifest)
     }
 
-    /// A session's versions file, if it has one.
+    /// A session's versions file, if it has one; its file names are checked as the
+    /// manifest's are.
     pub(crate) fn versions(&self, session_id: &str) -> Result<Option<VersionsFile>> {
-        read_json(&self.summaries(session_id).join("versions.json"))
+        let path = self.summaries(session_id).join("versions.json");
+        let versions: Option<VersionsFile> = read_json(&path)?;
+        let all = versions.iter().flat_map(|v| &v.versions);
+        if let Some(bad) = all.clone().find(|v| check_name("version file", &v.file).is_err()) {
+            return Err(damaged(
+                &path,
+                format!("version {} names the file {:?}", bad.version_id, bad.file),
+            ));
+        }
+        Ok(versions)
     }
 
     /// Writes a session's versions file.
@@ -84,9 +112,10 @@ impl Registry {
         self.dir.join("summaries").join(session_id)
     }
 
-    /// The original's path relative to the registry, for a session.
-    pub(crate) fn original_name(session_id: &str) -> String {
-        format!("originals/{session_id}.jsonl")
+    /// The original's path relative to the registry: named by the session and the start of
+    /// its SHA-256, so a replaced transcript never overwrites the one the manifest names.
+    pub(crate) fn original_name(session_id: &str, sha256: &str) -> String {
+        format!("originals/{session_id}-{}.jsonl", &sha256[..sha256.len().min(12)])
     }
 
     /// Writes `bytes` at `relative` (inside the registry), creating its directory.
@@ -102,9 +131,11 @@ impl Registry {
     pub(crate) fn read(&self, relative: &str, sha256: Option<&str>) -> Result<String> {
         let path = self.dir.join(relative);
         let bytes = fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::not_found(
-                format!("session file {}", path.display()),
-                "register the session again (memcore session add FILE --replace)",
+            std::io::ErrorKind::NotFound => Error::corrupted(
+                &path,
+                None,
+                "a file the registry names is missing",
+                "prune the version it belongs to, or register the session again with --replace",
             ),
             _ => Error::io(format!("reading {}", path.display()), e),
         })?;
@@ -138,6 +169,16 @@ impl Registry {
             _ => Ok(()),
         }
     }
+}
+
+/// A registry file that is damaged: `why`.
+fn damaged(path: &Path, why: String) -> Error {
+    Error::corrupted(
+        path,
+        None,
+        why,
+        "restore the file from a backup, or remove the registry entry",
+    )
 }
 
 /// The SHA-256 of `bytes`, in hex.
@@ -176,7 +217,10 @@ pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
     let valid = !name.is_empty()
         && name.len() <= 128
         && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !name.ends_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
         && !name.contains("..");
     if valid {
         Ok(())
@@ -184,8 +228,8 @@ pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
         Err(Error::validation(
             format!("invalid {what} {name:?}"),
             format!(
-                "a {what} is 1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter \
-                 or digit"
+                "a {what} is 1-128 lower-case ASCII letters, digits, '.', '_' or '-', starting with \
+                 a letter or digit (names differing only by case would clash on some file systems)"
             ),
         ))
     }
@@ -197,9 +241,9 @@ mod tests {
 
     #[test]
     fn names_that_would_escape_are_refused() {
-        for bad in ["", "../x", ".hidden", "a/b", "a..b", "é"] {
+        for bad in ["", "../x", ".hidden", "a/b", "a..b", "é", "ABC", "x."] {
             assert!(check_name("session id", bad).is_err(), "{bad:?}");
         }
-        check_name("session id", "3f2a-9C_1.x").expect("valid");
+        check_name("session id", "3f2a-9c_1.x").expect("valid");
     }
 }

@@ -127,7 +127,8 @@ pub enum CompositionOutput {
 pub struct SessionComposeRequest {
     /// The composition's name (its directory).
     pub name: String,
-    /// The sessions, in order (the first is the oldest: session distance grows with order).
+    /// The sessions, newest first, as seed 004 orders them: a session compressed on demand
+    /// gets its place (from 1) as session distance, so older ones decay more.
     pub components: Vec<ComponentRequest>,
     /// The total token budget, split evenly between the components.
     pub budget: usize,

@@ -36,7 +36,8 @@ pub struct SelectionCriteria {
 /// ```
 pub fn score_version(version: &CompressionRecord, criteria: &SelectionCriteria) -> f64 {
     let mut score = 1.0;
-    if let Some(max) = criteria.max_tokens {
+    // As in the seed, a budget of 0 is no budget.
+    if let Some(max) = criteria.max_tokens.filter(|&max| max > 0) {
         if version.output_tokens > max {
             score *= 0.1;
         } else {
@@ -78,7 +79,7 @@ pub fn select_best_version<'a>(
     if session.compressions.is_empty() {
         return Selection::NeedNewCompression;
     }
-    if criteria.max_tokens.is_none_or(|max| session.original_tokens <= max) {
+    if criteria.max_tokens.is_none_or(|max| max == 0 || session.original_tokens <= max) {
         return Selection::Original;
     }
     let best = session

@@ -170,8 +170,7 @@ impl Summarizer for ExtractiveSummarizer {
         }
         if !chosen.contains(&true)
             && let Some(&best) = order.first()
-            && let Some(cut) =
-                crate::compose::truncate_to_tokens(units[best].text, request.target_tokens, counter)
+            && let Some(cut) = cut_to_tokens(units[best].text, request.target_tokens, counter)
         {
             // Not one sentence fits: the best one, cut at a word.
             units[best].text = cut;
@@ -199,15 +198,33 @@ impl Summarizer for ExtractiveSummarizer {
     }
 }
 
-/// The sentences of `text`: split after `.`, `!`, `?` before white space and at line
-/// breaks, trimmed, blank ones left out.
+/// `text` cut to `max_tokens`: at a sentence or word boundary, else (text without spaces,
+/// such as CJK) at the last character that fits; `None` when not even one does.
+fn cut_to_tokens<'t>(
+    text: &'t str,
+    max_tokens: usize,
+    counter: &dyn TokenCounter,
+) -> Option<&'t str> {
+    crate::compose::truncate_to_tokens(text, max_tokens, counter).or_else(|| {
+        let ends: Vec<usize> = text.char_indices().map(|(at, c)| at + c.len_utf8()).collect();
+        let fitting = ends.partition_point(|&end| counter.count(&text[..end]) <= max_tokens);
+        let end = *ends.get(fitting.checked_sub(1)?)?;
+        Some(&text[..end])
+    })
+}
+
+/// The sentences of `text`: split after `.`, `!`, `?` before white space, after `。`, `！`,
+/// `？`, and at line breaks; trimmed, blank ones left out.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     let mut cuts = Vec::new();
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        if c == '\n' || (matches!(c, '.' | '!' | '?') && next_is_space) {
+        if c == '\n'
+            || matches!(c, '。' | '！' | '？')
+            || (matches!(c, '.' | '!' | '?') && next_is_space)
+        {
             let end = at + c.len_utf8();
             cuts.push(&text[start..end]);
             start = end;
@@ -378,7 +395,8 @@ mod tests {
 
     #[test]
     fn failing_panicking_and_garbage_summarisers_are_errors() {
-        let request = request(&[("user", "Some words to summarise here.")], 3);
+        let words = "Some words to summarise here, and a few more of them. ".repeat(4);
+        let request = request(&[("user", words.as_str())], 10);
         let err = run_summarizer(&Panicking, &request, &EstimateCounter).expect_err("panics");
         assert!(err.to_string().contains("model exploded"), "{err}");
         let failing = CallbackSummarizer::new(

@@ -130,13 +130,22 @@ pub fn parse_transcript(text: &str, format: TranscriptFormat) -> Result<Transcri
         skipped_count: 0,
         ignored: 0,
     };
+    let mut seen = std::collections::HashSet::new();
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
         if line.trim().is_empty() {
             continue;
         }
         match read_line(&mut transcript, line, number) {
-            Ok(Some(message)) => transcript.messages.push(message),
+            Ok(Some(mut message)) => {
+                // Ids name messages in keepit markers and versions: a repeated one is
+                // replaced by the line number.
+                if !seen.insert(message.uuid.clone()) {
+                    message.uuid = format!("line-{number}");
+                    seen.insert(message.uuid.clone());
+                }
+                transcript.messages.push(message);
+            }
             Ok(None) => transcript.ignored += 1,
             Err(reason) => {
                 transcript.skipped_count += 1;
