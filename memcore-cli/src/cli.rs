@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use memcore::compose::{BudgetTier, ContextFormat, Tokenizer};
 use memcore::decay::Aggressiveness;
+use memcore::session::{CompositionOutput, KeepitMode, TierPreset, TranscriptFormat};
 use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode, Status, Timestamp};
 use serde::Serialize;
 
@@ -133,6 +135,13 @@ pub(crate) enum Command {
     /// Merge memories into a new one: their content under headings, tags united, links
     /// re-pointed, the sources moved to the trash (all or nothing)
     Merge(MergeArgs),
+    /// Assemble the context for a prompt within a token budget: working memory (pinned,
+    /// blockers, recent decisions) plus what QUERY finds, each memory labelled [M1]...
+    Compose(ComposeArgs),
+    /// Conversations as sessions: register transcripts, compress them into versions, compose
+    /// several into one context, prune versions
+    #[command(subcommand)]
+    Session(SessionCommand),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -400,6 +409,164 @@ pub(crate) struct KeepitPreviewArgs {
     /// Preview session distances 1 to this
     #[arg(long, value_name = "N", default_value_t = memcore::decay::DEFAULT_MAX_DISTANCE)]
     pub(crate) max_distance: u32,
+}
+
+/// `compose`.
+#[derive(Debug, Args)]
+pub(crate) struct ComposeArgs {
+    /// The task or prompt the semantic context is searched for (none: working memory only)
+    #[arg(value_name = "QUERY", default_value = "")]
+    pub(crate) query: String,
+    /// The total budget in tokens (default: a tier by the store's size)
+    #[arg(long, value_name = "TOKENS", conflicts_with = "tier")]
+    pub(crate) budget: Option<usize>,
+    /// One of seed 002's budget tiers: simple 500, medium 1000, complex 2000, full 3000
+    #[arg(long, value_parser = serde_name_parser(&[
+        BudgetTier::Simple, BudgetTier::Medium, BudgetTier::Complex, BudgetTier::Full]))]
+    pub(crate) tier: Option<BudgetTier>,
+    /// How the context is written
+    #[arg(long, default_value = "xml", value_parser = serde_name_parser(&[
+        ContextFormat::Xml, ContextFormat::Markdown]))]
+    pub(crate) format: ContextFormat,
+    /// How tokens are counted: a fast estimate, or OpenAI's cl100k_base exactly
+    #[arg(long, default_value = "estimate", value_parser = serde_name_parser(&[
+        Tokenizer::Estimate, Tokenizer::Cl100k]))]
+    pub(crate) tokenizer: Tokenizer,
+    /// Leave working memory out
+    #[arg(long)]
+    pub(crate) no_working_memory: bool,
+    /// Only this collection in the semantic context (repeatable)
+    #[arg(long = "collection", value_name = "COLLECTION")]
+    pub(crate) collections: Vec<String>,
+    /// How the semantic context is searched
+    #[arg(long, default_value = "hybrid", value_parser = mode_parser())]
+    pub(crate) mode: SearchMode,
+    /// Print the manifest too: every candidate, included or not, and why
+    #[arg(long)]
+    pub(crate) manifest: bool,
+}
+
+/// `session ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SessionCommand {
+    /// Register a transcript (a Claude Code session .jsonl, or {role, content, timestamp}
+    /// lines): an immutable copy, its tokens, times and keepit markers
+    Add(SessionAddArgs),
+    /// List the sessions and compositions
+    List,
+    /// Show a session: metadata, keepit markers, versions
+    Show(SessionShowArgs),
+    /// Compress a session into a new version (extractive summary; keepit markers survive by
+    /// the decay threshold)
+    Compress(SessionCompressArgs),
+    /// Compose sessions (newest first; SESSION or SESSION@VERSION) into one context
+    Compose(SessionComposeArgs),
+    /// Delete versions of a session (refusing, unless --force, ones compositions use)
+    Prune(SessionPruneArgs),
+}
+
+/// `session add`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionAddArgs {
+    /// The transcript file
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+    /// The session's id (default: the transcript's sessionId, else the file name)
+    #[arg(long, value_name = "ID")]
+    pub(crate) id: Option<String>,
+    /// The transcript's format (default: detected)
+    #[arg(long, default_value = "auto", value_parser = serde_name_parser(&[
+        TranscriptFormat::Auto, TranscriptFormat::ClaudeCode, TranscriptFormat::Generic]))]
+    pub(crate) format: TranscriptFormat,
+    /// How tokens are counted for this session
+    #[arg(long, default_value = "estimate", value_parser = serde_name_parser(&[
+        Tokenizer::Estimate, Tokenizer::Cl100k]))]
+    pub(crate) tokenizer: Tokenizer,
+    /// Register a changed transcript over the session of the same id
+    #[arg(long)]
+    pub(crate) replace: bool,
+    /// A composition this session started from (repeatable)
+    #[arg(long = "composed-from", value_name = "NAME")]
+    pub(crate) composed_from: Vec<String>,
+}
+
+/// `session show`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionShowArgs {
+    /// The session's id
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+}
+
+/// `session compress`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionCompressArgs {
+    /// The session's id
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// Uniform compression at this ratio (10 for 10:1; the default)
+    #[arg(long, value_name = "RATIO", conflicts_with = "tiered")]
+    pub(crate) ratio: Option<f64>,
+    /// How hard keepit markers are pressed (default: by the ratio)
+    #[arg(long, conflicts_with = "tiered", value_parser = serde_name_parser(&[
+        Aggressiveness::Light, Aggressiveness::Moderate, Aggressiveness::Aggressive]))]
+    pub(crate) aggressiveness: Option<Aggressiveness>,
+    /// Tiered compression with a preset (older parts squeezed harder)
+    #[arg(long, value_name = "PRESET", value_parser = serde_name_parser(&[
+        TierPreset::Gentle, TierPreset::Standard, TierPreset::Aggressive]))]
+    pub(crate) tiered: Option<TierPreset>,
+    /// How many sessions ago this one was (1 = the latest)
+    #[arg(long, value_name = "N")]
+    pub(crate) distance: Option<u32>,
+    /// What happens to keepit markers
+    #[arg(long, default_value = "decay", value_parser = serde_name_parser(&[
+        KeepitMode::Decay, KeepitMode::PreserveAll, KeepitMode::Ignore]))]
+    pub(crate) keepit_mode: KeepitMode,
+    /// Leave out the first N messages
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) skip: usize,
+    /// Compress this version further instead of the original
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) from_version: Option<String>,
+}
+
+/// `session compose`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionComposeArgs {
+    /// The composition's name (its directory)
+    #[arg(value_name = "NAME")]
+    pub(crate) name: String,
+    /// The sessions, newest first: ID, or ID@VERSION (v001, original)
+    #[arg(value_name = "SESSION", required = true)]
+    pub(crate) sessions: Vec<String>,
+    /// The total token budget, split evenly
+    #[arg(long, value_name = "TOKENS")]
+    pub(crate) budget: usize,
+    /// Which files to write
+    #[arg(long, default_value = "both", value_parser = serde_name_parser(&[
+        CompositionOutput::Both, CompositionOutput::Markdown, CompositionOutput::Jsonl]))]
+    pub(crate) output: CompositionOutput,
+    /// Replace a composition of the same name
+    #[arg(long)]
+    pub(crate) replace: bool,
+}
+
+/// `session prune`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("which").required(true).args(["versions", "keep_latest"])))]
+pub(crate) struct SessionPruneArgs {
+    /// The session's id
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// A version to delete (repeatable)
+    #[arg(long = "version", value_name = "VERSION")]
+    pub(crate) versions: Vec<String>,
+    /// Delete all but the newest N versions
+    #[arg(long, value_name = "N")]
+    pub(crate) keep_latest: Option<usize>,
+    /// Delete versions compositions use too
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// `backlinks`.

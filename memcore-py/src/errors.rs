@@ -59,7 +59,7 @@ struct Class {
 /// `TypeError`, as Python's own argument errors are.
 const REQUEST: &str = "RequestError";
 
-const CLASSES: [Class; 9] = [
+const CLASSES: [Class; 10] = [
     Class {
         name: "NotFoundError",
         category: "NOT_FOUND",

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use memcore::api::OPERATIONS;
+use memcore::session::Summarizer;
 use memcore::{Backend, MemoryRef, Scope};
 use pyo3::exceptions::{PyRuntimeWarning, PyTypeError};
 use pyo3::prelude::*;
@@ -22,6 +23,7 @@ use crate::convert::{choice, json_to_py, kwargs_json, py_repr, py_to_json, type_
 use crate::errors::{invalid, run, to_pyerr, unfit};
 use crate::progress::ProgressCallback;
 use crate::records::{self, from_result, kind_index, record};
+use crate::summarizer::PySummarizer;
 
 /// An open memory store. Thread-safe: share one handle between threads. Use it as a
 /// context manager, or call `close()`; a closed handle raises `ValidationError`.
@@ -699,6 +701,154 @@ impl PyMemcore {
         self.call_record(py, "merge", request, "MergeResult")
     }
 
+    /// The block of context for a prompt: working memory (pinned memories, active blockers,
+    /// recent decisions) and what `query` finds, within a token budget, each memory labelled
+    /// `[M1]`, `[M2]`, ... Returns a `ComposedContext` (`.text`, `.tokens`, `.items`, and
+    /// `.manifest`: every candidate, included or not, and why). Options as keywords:
+    /// `budget` (tokens) or `tier` (`"simple"`, `"medium"`, `"complex"`, `"full"`), `mode`,
+    /// `format` (`"xml"`, `"markdown"`), `tokenizer` (`"estimate"`, `"cl100k"`),
+    /// `blocker_collections`, `decision_collections`, `recent_decisions`,
+    /// `no_working_memory`, `collections`, `search_mode`, `candidates`. A budget smaller than
+    /// one item raises `ValidationError` naming the least that works.
+    #[pyo3(signature = (query="", **options))]
+    fn compose(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"query": query}))?;
+        self.call_record(py, "compose", request, "ComposedContext")
+    }
+
+    /// Registers the conversation transcript at `path` (a Claude Code session `.jsonl`, or
+    /// lines of `{"role", "content", "timestamp"}`) as a session and returns its
+    /// `SessionRecord`: an immutable copy, tokens, messages, times, keepit markers, and the
+    /// lines skipped with why. Options: `session_id`, `format`, `tokenizer`, `replace` (a
+    /// changed transcript under the same id), `composed_from` (compositions it started from).
+    #[pyo3(signature = (path, **options))]
+    fn session_add(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"path": path.to_string_lossy()}))?;
+        self.call_record(py, "session_add", request, "SessionRecord")
+    }
+
+    /// The registered sessions and compositions, as a `SessionListing`.
+    fn session_list(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "session_list", json!({}), "SessionListing")
+    }
+
+    /// The session `session` with its keepit markers and versions (`SessionRecord`).
+    fn session_show(&self, py: Python<'_>, session: &str) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "session_show", json!({"session": session}), "SessionRecord")
+    }
+
+    /// Compresses `session` into a new version and returns its `CompressionRecord`.
+    /// `settings` is a dict (`mode`, `compaction_ratio`, `aggressiveness`, `tier_preset`,
+    /// `custom_tiers`, `skip_first_messages`, `keepit_mode`, `session_distance`);
+    /// `from_version` compresses a version further. `summarizer` is `"auto"` (the handle's,
+    /// see `set_summarizer`, else extractive), `"extractive"`, `"callback"`, or a callable
+    /// `summarize(request: dict) -> str` for this call. A callable that raises or returns
+    /// something else raises `CallbackError` (its exception as the cause); nothing is
+    /// written.
+    #[pyo3(signature = (session, *, summarizer=None, **options))]
+    fn session_compress(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        summarizer: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut fields = json!({"session": session});
+        let callable = summarizer_arg(summarizer, &mut fields)?;
+        let request = request(options, fields)?;
+        let Some(summarizer) = callable else {
+            return self.call_record(py, "session_compress", request, "CompressionRecord");
+        };
+        let core = self.core(py)?;
+        let parsed = memcore::api::parse_request("session_compress", request)
+            .map_err(|e| to_pyerr(py, &e))?;
+        let used = Arc::clone(&summarizer);
+        let outcome = run(py, move || core.session_compress_with(&parsed, used));
+        let record = outcome.map_err(|e| summarizer.with_cause(py, e))?;
+        from_result(py, "CompressionRecord", &record)
+    }
+
+    /// Composes sessions into one context (`composed/<name>/`) within `budget` tokens and
+    /// returns its `CompositionRecord`. `components` lists sessions newest first: ids, or
+    /// dicts `{"session", "version", "recompress": settings}`. Options: `output`
+    /// (`"both"`, `"markdown"`, `"jsonl"`), `replace`; `summarizer` as for
+    /// `session_compress`, for what is compressed on demand.
+    #[pyo3(signature = (name, components, *, budget, summarizer=None, **options))]
+    fn session_compose(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        components: &Bound<'_, PyAny>,
+        budget: usize,
+        summarizer: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let components = match py_to_json(components, "components", 1)? {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|item| match item {
+                    Value::String(session) => json!({"session": session}),
+                    other => other,
+                })
+                .collect(),
+            other => other,
+        };
+        let mut fields = json!({"name": name, "components": components, "budget": budget});
+        let callable = summarizer_arg(summarizer, &mut fields)?;
+        let request = request(options, fields)?;
+        let Some(summarizer) = callable else {
+            return self.call_record(py, "session_compose", request, "CompositionRecord");
+        };
+        let core = self.core(py)?;
+        let parsed = memcore::api::parse_request("session_compose", request)
+            .map_err(|e| to_pyerr(py, &e))?;
+        let used = Arc::clone(&summarizer);
+        let outcome = run(py, move || core.session_compose_with(&parsed, used));
+        let record = outcome.map_err(|e| summarizer.with_cause(py, e))?;
+        from_result(py, "CompositionRecord", &record)
+    }
+
+    /// Deletes versions of `session`: `versions=[...]`, or `keep_latest=N`. A version a
+    /// composition uses raises `ConflictError` unless `force=True`. Returns a `PruneResult`.
+    #[pyo3(signature = (session, **options))]
+    fn session_prune(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"session": session}))?;
+        self.call_record(py, "session_prune", request, "PruneResult")
+    }
+
+    /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
+    /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
+    /// `__name__`); `None` goes back to the built-in extractive summariser.
+    #[pyo3(signature = (summarizer, *, name=None))]
+    fn set_summarizer(
+        &self,
+        py: Python<'_>,
+        summarizer: Option<&Bound<'_, PyAny>>,
+        name: Option<&str>,
+    ) -> PyResult<()> {
+        let summarizer = match summarizer.filter(|s| !s.is_none()) {
+            Some(callable) => Some(PySummarizer::new(callable, name)? as Arc<dyn Summarizer>),
+            None => None,
+        };
+        self.core(py)?.set_summarizer(summarizer);
+        Ok(())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "<memcore.Memcore path={}{}>",
@@ -706,6 +856,20 @@ impl PyMemcore {
             if self.closed() { " closed" } else { "" }
         ))
     }
+}
+
+/// The `summarizer` argument: a choice (`"auto"`, `"extractive"`, `"callback"`) goes into
+/// the request's `fields`; a callable is returned, to summarise this call.
+fn summarizer_arg(
+    summarizer: Option<&Bound<'_, PyAny>>,
+    fields: &mut Value,
+) -> PyResult<Option<Arc<PySummarizer>>> {
+    let Some(summarizer) = summarizer.filter(|s| !s.is_none()) else { return Ok(None) };
+    if let Ok(choice) = summarizer.cast::<PyString>() {
+        fields["summarizer"] = Value::String(choice.to_cow()?.into_owned());
+        return Ok(None);
+    }
+    PySummarizer::new(summarizer, None).map(Some)
 }
 
 /// A `rev` argument: a str, or an int written as text.

@@ -24,6 +24,7 @@ mod errors;
 mod handle;
 mod progress;
 mod records;
+mod summarizer;
 
 use pyo3::prelude::*;
 

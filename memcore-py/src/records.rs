@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::{capture, decay, links};
+use memcore::{capture, compose, decay, links, session};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -171,6 +171,52 @@ pub(crate) const KINDS: &[Kind] = &[
         &["action", "reason", "#signals", "#captures", "#skipped", "stored"],
         None,
     ),
+    kind::<compose::Budget>("Budget", &["total", "working", "semantic", "tier"], None),
+    kind::<compose::ContextItem>(
+        "ContextItem",
+        &["label", "ref", "section", "tokens", "truncated"],
+        None,
+    ),
+    kind::<compose::ManifestEntry>(
+        "ManifestEntry",
+        &["ref", "source", "rank", "outcome", "label", "tokens_used"],
+        None,
+    ),
+    kind::<compose::ComposedContext>(
+        "ComposedContext",
+        &["format", "tokens", "budget.total", "#items", "#manifest"],
+        None,
+    ),
+    kind::<session::SkippedLine>("SkippedLine", &["line", "reason"], None),
+    kind::<session::SessionKeepit>("SessionKeepit", &["marker_id", "weight", "survived_in"], None),
+    kind::<session::KeepitStats>("KeepitStats", &["preserved", "summarized"], None),
+    kind::<session::CompressionRecord>(
+        "CompressionRecord",
+        &["version_id", "file", "output_tokens", "compression_ratio"],
+        None,
+    ),
+    kind::<session::SessionRecord>(
+        "SessionRecord",
+        &["session_id", "original_tokens", "original_messages", "#keepit_markers", "#compressions"],
+        None,
+    ),
+    kind::<session::SessionSummary>(
+        "SessionSummary",
+        &["session_id", "original_tokens", "versions", "keepit_markers"],
+        None,
+    ),
+    kind::<session::CompositionComponent>(
+        "CompositionComponent",
+        &["session_id", "version_id", "selection", "token_contribution"],
+        None,
+    ),
+    kind::<session::CompositionRecord>(
+        "CompositionRecord",
+        &["name", "total_tokens", "#components", "used_in_sessions"],
+        None,
+    ),
+    kind::<session::SessionListing>("SessionListing", &["#sessions", "#compositions"], None),
+    kind::<session::PruneResult>("PruneResult", &["deleted", "kept", "#warnings"], None),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

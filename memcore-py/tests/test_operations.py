@@ -16,7 +16,8 @@ METHODS = {
     "put", "get", "update", "delete", "restore", "search", "list", "collections", "versions",
     "diff", "hydrate", "stats", "verify", "repair", "reindex", "sync", "transition", "lifecycle",
     "keepit_list", "keepit_set", "keepit_preview", "opened", "capture",
-    "links", "backlinks", "append", "merge",
+    "links", "backlinks", "append", "merge", "compose", "session_add", "session_list",
+    "session_show", "session_compress", "session_compose", "session_prune",
 }
 
 

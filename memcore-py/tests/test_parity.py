@@ -100,6 +100,14 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "backlinks": lambda s, r: {"links": s.backlinks(r["target"])},
     "append": lambda s, r: s.append(r["ref"], r["text"]),
     "merge": lambda s, r: s.merge(r["refs"], into=r["into"], summary=r.get("summary")),
+    "compose": lambda s, r: s.compose(**r),
+    # Paths in cases are relative to the repository (where the Rust and C runs start).
+    "session_add": lambda s, r: s.session_add(**{**r, "path": PARITY.parents[1] / r["path"]}),
+    "session_list": lambda s, r: s.session_list(),
+    "session_show": lambda s, r: s.session_show(r["session"]),
+    "session_compress": lambda s, r: s.session_compress(**r),
+    "session_compose": lambda s, r: s.session_compose(**r),
+    "session_prune": lambda s, r: s.session_prune(**r),
 }
 
 

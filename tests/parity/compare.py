@@ -55,7 +55,12 @@ def normalized(value: Any, ignore: list[str]) -> Any:
         parent_path, _, key = pointer.rpartition("/")
         parent = value
         for step in [p for p in parent_path.split("/") if p]:
-            parent = parent.get(step) if isinstance(parent, dict) else None
+            if isinstance(parent, dict):
+                parent = parent.get(step)
+            elif isinstance(parent, list) and step.isdigit() and int(step) < len(parent):
+                parent = parent[int(step)]
+            else:
+                parent = None
         if isinstance(parent, dict):
             parent.pop(key, None)
     return _strip_nulls(value)

@@ -2,6 +2,7 @@
 
 mod api;
 mod capture;
+mod compose;
 mod decay;
 mod history;
 mod hydrate;
@@ -50,6 +51,8 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Append(args) => links::append(&open(global, out)?, &args, out),
         Command::Merge(args) => links::merge(&open(global, out)?, args, out),
         Command::Capture(args) => capture::run(&open(global, out)?, args, out),
+        Command::Compose(args) => compose::compose(&open(global, out)?, args, out),
+        Command::Session(command) => compose::session(&open(global, out)?, command, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

@@ -22,6 +22,17 @@ _Aggressiveness = Literal["light", "moderate", "aggressive"]
 _SignalType = Literal["decision", "learning", "blocker", "resolution", "preference", "explicit"]
 _CaptureAction = Literal["auto", "suggest", "skip"]
 _NoveltyMethod = Literal["semantic", "text", "off"]
+_Tier = Literal["simple", "medium", "complex", "full"]
+_BudgetMode = Literal["adaptive", "fixed"]
+_ContextFormat = Literal["xml", "markdown"]
+_Tokenizer = Literal["estimate", "cl100k"]
+_Section = Literal["working", "semantic"]
+_CandidateSource = Literal["pinned", "blocker", "decision", "search"]
+_Outcome = Literal["included", "truncated", "duplicate", "over_budget"]
+_TranscriptFormat = Literal["auto", "claude_code", "generic"]
+_SummarizerChoice = Literal["auto", "extractive", "callback"]
+_Summarizer = _SummarizerChoice | Callable[[dict[str, Any]], str]
+_CompositionOutput = Literal["both", "markdown", "jsonl"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
 _Time = datetime | str
@@ -40,6 +51,7 @@ __all__ = [
     "MemcoreIndexError",
     "EmbeddingError",
     "UnsupportedError",
+    "CallbackError",
     "Record",
     "SequenceRecord",
     "MemoryRecord",
@@ -80,6 +92,20 @@ __all__ = [
     "SkippedCapture",
     "Novelty",
     "SimilarMemory",
+    "Budget",
+    "ContextItem",
+    "ManifestEntry",
+    "ComposedContext",
+    "SkippedLine",
+    "SessionKeepit",
+    "KeepitStats",
+    "CompressionRecord",
+    "SessionRecord",
+    "SessionSummary",
+    "CompositionComponent",
+    "CompositionRecord",
+    "SessionListing",
+    "PruneResult",
     "Memcore",
     "open",
     "operations",
@@ -126,6 +152,10 @@ class EmbeddingError(MemcoreError):
 
 class UnsupportedError(MemcoreError):
     """The store's backend does not offer this operation."""
+
+class CallbackError(MemcoreError):
+    """A function given to memcore (a summariser) raised, or returned something that is not a
+    usable summary; nothing was written. The exception it raised is the cause."""
 
 # Results: records made from the core's result types; immutable, equal by value.
 
@@ -807,6 +837,287 @@ class CaptureDecision(Record):
     def warnings(self) -> tuple[str, ...]: ...
 
 @final
+class Budget(Record):
+    """A token budget and its split."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def working(self) -> int: ...
+    @property
+    def semantic(self) -> int: ...
+    @property
+    def tier(self) -> _Tier | None: ...
+
+@final
+class ContextItem(Record):
+    """A memory in a composed context."""
+
+    @property
+    def label(self) -> str:
+        """`M1`, `M2`, ...: how an answer cites it."""
+    @property
+    def ref(self) -> str: ...
+    @property
+    def section(self) -> _Section: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def truncated(self) -> bool: ...
+
+@final
+class ManifestEntry(Record):
+    """A candidate of a composition and what became of it."""
+
+    @property
+    def ref(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def section(self) -> _Section: ...
+    @property
+    def source(self) -> _CandidateSource: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def parts(self) -> ScoreParts | None: ...
+    @property
+    def outcome(self) -> _Outcome: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def tokens_used(self) -> int: ...
+    @property
+    def section_left(self) -> int: ...
+    @property
+    def budget_left(self) -> int: ...
+
+@final
+class ComposedContext(Record):
+    """What `Memcore.compose` returns: the context, what is in it, and why."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def format(self) -> _ContextFormat: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def budget(self) -> Budget: ...
+    @property
+    def tokenizer(self) -> _Tokenizer: ...
+    @property
+    def items(self) -> tuple[ContextItem, ...]: ...
+    @property
+    def manifest(self) -> tuple[ManifestEntry, ...]: ...
+    @property
+    def composed_at(self) -> datetime: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
+class SkippedLine(Record):
+    """A transcript line that was not read."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+
+@final
+class SessionKeepit(Record):
+    """A keepit marker of a session's message."""
+
+    @property
+    def marker_id(self) -> str: ...
+    @property
+    def message_uuid(self) -> str: ...
+    @property
+    def weight(self) -> float: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def context(self) -> str: ...
+    @property
+    def created_at(self) -> datetime | None: ...
+    @property
+    def survived_in(self) -> tuple[str, ...]: ...
+    @property
+    def summarized_in(self) -> tuple[str, ...]: ...
+
+@final
+class KeepitStats(Record):
+    """What a compression did with keepit markers."""
+
+    @property
+    def preserved(self) -> int: ...
+    @property
+    def summarized(self) -> int: ...
+    @property
+    def weights(self) -> dict[str, int]: ...
+
+@final
+class CompressionRecord(Record):
+    """A compression version of a session."""
+
+    @property
+    def version_id(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def settings(self) -> dict[str, Any]: ...
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def output_messages(self) -> int: ...
+    @property
+    def compression_ratio(self) -> float: ...
+    @property
+    def keepit_stats(self) -> KeepitStats: ...
+    @property
+    def source_version(self) -> str | None: ...
+    @property
+    def tokenizer(self) -> str: ...
+
+@final
+class SessionRecord(Record):
+    """A registered session."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def original_file(self) -> str: ...
+    @property
+    def source_file(self) -> str: ...
+    @property
+    def original_sha256(self) -> str: ...
+    @property
+    def format(self) -> _TranscriptFormat: ...
+    @property
+    def tokenizer(self) -> _Tokenizer: ...
+    @property
+    def original_tokens(self) -> int: ...
+    @property
+    def original_messages(self) -> int: ...
+    @property
+    def skipped_lines(self) -> tuple[SkippedLine, ...]: ...
+    @property
+    def skipped_count(self) -> int: ...
+    @property
+    def first_timestamp(self) -> datetime | None: ...
+    @property
+    def last_timestamp(self) -> datetime | None: ...
+    @property
+    def registered_at(self) -> datetime: ...
+    @property
+    def last_accessed(self) -> datetime | None: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    @property
+    def keepit_markers(self) -> tuple[SessionKeepit, ...]: ...
+    @property
+    def keepit_warnings(self) -> tuple[str, ...]: ...
+    @property
+    def compressions(self) -> tuple[CompressionRecord, ...]: ...
+
+@final
+class SessionSummary(Record):
+    """A session in a listing."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def original_tokens(self) -> int: ...
+    @property
+    def original_messages(self) -> int: ...
+    @property
+    def first_timestamp(self) -> datetime | None: ...
+    @property
+    def last_timestamp(self) -> datetime | None: ...
+    @property
+    def registered_at(self) -> datetime: ...
+    @property
+    def versions(self) -> tuple[str, ...]: ...
+    @property
+    def keepit_markers(self) -> int: ...
+
+@final
+class CompositionComponent(Record):
+    """One session of a composition."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def version_id(self) -> str: ...
+    @property
+    def order(self) -> int: ...
+    @property
+    def token_contribution(self) -> int: ...
+    @property
+    def token_budget(self) -> int: ...
+    @property
+    def selection(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def recompress(self) -> dict[str, Any] | None: ...
+
+@final
+class CompositionRecord(Record):
+    """A composed context of several sessions."""
+
+    @property
+    def composition_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def token_budget(self) -> int: ...
+    @property
+    def components(self) -> tuple[CompositionComponent, ...]: ...
+    @property
+    def output_file(self) -> str: ...
+    @property
+    def total_tokens(self) -> int: ...
+    @property
+    def total_messages(self) -> int: ...
+    @property
+    def used_in_sessions(self) -> tuple[str, ...]: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
+class SessionListing(Record):
+    """The registered sessions and compositions."""
+
+    @property
+    def sessions(self) -> tuple[SessionSummary, ...]: ...
+    @property
+    def compositions(self) -> tuple[CompositionRecord, ...]: ...
+
+@final
+class PruneResult(Record):
+    """What `Memcore.session_prune` did."""
+
+    @property
+    def deleted(self) -> tuple[str, ...]: ...
+    @property
+    def kept(self) -> tuple[str, ...]: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -1015,6 +1326,72 @@ class Memcore:
         """Decides what in `text` is worth remembering (markers, else signal phrases), checks
         it is new, and with `apply` stores the `auto` captures (`apply_suggested`: the
         suggested ones too)."""
+    def compose(
+        self,
+        query: str = "",
+        *,
+        budget: int | None = None,
+        tier: _Tier | None = None,
+        mode: _BudgetMode = "adaptive",
+        format: _ContextFormat = "xml",
+        tokenizer: _Tokenizer = "estimate",
+        blocker_collections: Iterable[str] = (),
+        decision_collections: Iterable[str] = (),
+        recent_decisions: int | None = None,
+        no_working_memory: bool = False,
+        collections: Iterable[str] = (),
+        search_mode: _Mode = "hybrid",
+        candidates: int | None = None,
+    ) -> ComposedContext:
+        """The context for a prompt within a token budget, with its manifest."""
+    def session_add(
+        self,
+        path: _StrPath,
+        *,
+        session_id: str | None = None,
+        format: _TranscriptFormat = "auto",
+        tokenizer: _Tokenizer = "estimate",
+        replace: bool = False,
+        composed_from: Iterable[str] = (),
+    ) -> SessionRecord:
+        """Registers a conversation transcript as a session."""
+    def session_list(self) -> SessionListing:
+        """The registered sessions and compositions."""
+    def session_show(self, session: str) -> SessionRecord:
+        """A session with its keepit markers and versions."""
+    def session_compress(
+        self,
+        session: str,
+        *,
+        summarizer: _Summarizer | None = None,
+        settings: Mapping[str, Any] | None = None,
+        from_version: str | None = None,
+    ) -> CompressionRecord:
+        """Compresses a session into a new version."""
+    def session_compose(
+        self,
+        name: str,
+        components: Iterable[str | Mapping[str, Any]],
+        *,
+        budget: int,
+        summarizer: _Summarizer | None = None,
+        output: _CompositionOutput = "both",
+        replace: bool = False,
+    ) -> CompositionRecord:
+        """Composes sessions (newest first) into one context within `budget` tokens."""
+    def session_prune(
+        self,
+        session: str,
+        *,
+        versions: Iterable[str] = (),
+        keep_latest: int | None = None,
+        force: bool = False,
+    ) -> PruneResult:
+        """Deletes versions of a session (refusing, unless forced, ones compositions use)."""
+    def set_summarizer(
+        self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
+    ) -> None:
+        """Sets the summariser compressions use by default (None: the extractive one)."""
 
 def open(
     path: _StrPath | None = None,

@@ -36,7 +36,16 @@ impl Memcore {
     /// and record are written only once the summary is made; a failing summariser writes
     /// nothing.
     pub fn session_compress(&self, request: &SessionCompressRequest) -> Result<CompressionRecord> {
-        let summarizer = self.choose_summarizer(request.summarizer)?;
+        self.session_compress_with(request, self.choose_summarizer(request.summarizer)?)
+    }
+
+    /// [`Memcore::session_compress`] with `summarizer`, whatever the request's `summarizer`
+    /// says (a summariser for this call only, such as a Python callable passed to it).
+    pub fn session_compress_with(
+        &self,
+        request: &SessionCompressRequest,
+        summarizer: Arc<dyn Summarizer>,
+    ) -> Result<CompressionRecord> {
         let registry = self.registry();
         let session = self.session_show(&request.session)?;
         let pending = self.compress_session(
@@ -66,6 +75,16 @@ impl Memcore {
     /// output is written to `composed/<name>/` (`composed.md`, `composed.jsonl`,
     /// `composition.json`) with any new versions; the sessions' `last_accessed` is updated.
     pub fn session_compose(&self, request: &SessionComposeRequest) -> Result<CompositionRecord> {
+        self.session_compose_with(request, self.choose_summarizer(request.summarizer)?)
+    }
+
+    /// [`Memcore::session_compose`] with `summarizer` for what it compresses, whatever the
+    /// request's `summarizer` says.
+    pub fn session_compose_with(
+        &self,
+        request: &SessionComposeRequest,
+        summarizer: Arc<dyn Summarizer>,
+    ) -> Result<CompositionRecord> {
         check_name("composition name", &request.name)?;
         if request.components.is_empty() || request.components.len() > MAX_COMPONENTS {
             return Err(Error::validation(
@@ -86,7 +105,6 @@ impl Memcore {
                 "give a budget of at least a few hundred tokens per session",
             ));
         }
-        let summarizer = self.choose_summarizer(request.summarizer)?;
         let registry = self.registry();
         let manifest = registry.manifest(self.now())?;
         if manifest.compositions.contains_key(&request.name) && !request.replace {
@@ -236,6 +254,10 @@ impl Memcore {
                            component: &mut CompositionComponent,
                            selection: &str| {
             let pending = self.compress_session(registry, session, settings, None, summarizer)?;
+            if let Some(recompress) = &mut component.recompress {
+                // As made: with the summariser's name.
+                recompress.settings = pending.settings.clone();
+            }
             component.token_contribution = pending.compressed.output_tokens;
             component.selection = selection.to_owned();
             Ok::<_, Error>(PlannedComponent {

@@ -123,7 +123,9 @@ pub struct CompressionSettings {
     /// Tiered mode with the `custom` preset: the tiers, ending at 100.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub custom_tiers: Vec<TierConfig>,
-    /// The summariser used (filled in by memcore: `extractive` or the callback's name).
+    /// The summariser used: filled in by memcore (`extractive`, or the callback's name) when
+    /// a version is made; a value given in a request is replaced.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub model: String,
     /// Leave out the first messages (a preamble, an old summary).
     pub skip_first_messages: usize,
