@@ -22,140 +22,13 @@ mod support;
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
 use memcore::{
-    Embedder, GraphStatus, Memcore, ModelFiles, NewMemory, OnnxEmbedder, Query, SearchMode,
+    Embedder, GraphStatus, Memcore, NewMemory, Query, SearchMode,
 };
-
-const DIM: usize = 384;
-
-/// The real model for queries, a table for the corpus passages.
-#[derive(Debug)]
-struct Precomputed {
-    model: Arc<OnnxEmbedder>,
-    table: HashMap<String, Vec<f32>>,
-}
-
-impl Embedder for Precomputed {
-    fn model_id(&self) -> &str {
-        self.model.model_id()
-    }
-    fn dimension(&self) -> usize {
-        DIM
-    }
-    fn embed(&self, texts: &[&str]) -> memcore::Result<Vec<Vec<f32>>> {
-        let missing: Vec<&str> =
-            texts.iter().copied().filter(|t| !self.table.contains_key(*t)).collect();
-        let mut computed = self.model.embed(&missing)?.into_iter();
-        Ok(texts
-            .iter()
-            .map(|t| match self.table.get(*t) {
-                Some(v) => v.clone(),
-                None => computed.next().unwrap_or_default(),
-            })
-            .collect())
-    }
-}
-
-fn model() -> Arc<OnnxEmbedder> {
-    let files = ModelFiles::locate(None).unwrap_or_else(|e| panic!("{}", e.report()));
-    Arc::new(OnnxEmbedder::new(&files).unwrap_or_else(|e| panic!("{}", e.report())))
-}
-
-/// Vectors of the first `n` passages, from the cache or computed (and cached).
-fn vectors(model: &OnnxEmbedder, passages: &[support::Passage]) -> Vec<Vec<f32>> {
-    let n = passages.len();
-    let path = std::env::var_os("MEMCORE_BENCH_VECTORS").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-cache/minilm-{n}.f32"))
-    });
-    if let Ok(bytes) = std::fs::read(&path)
-        && bytes.len() >= n * DIM * 4
-    {
-        return bytes[..n * DIM * 4]
-            .chunks_exact(DIM * 4)
-            .map(|row| {
-                row.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
-            })
-            .collect();
-    }
-    eprintln!("embedding {n} passages once (cached in {})", path.display());
-    let texts: Vec<String> = passages.iter().map(|p| p.text.clone()).collect();
-    let mut out = Vec::with_capacity(n);
-    for chunk in texts.chunks(256) {
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        out.extend(model.embed(&refs).expect("embedding"));
-    }
-    let bytes: Vec<u8> = out.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).expect("cache dir");
-    }
-    std::fs::write(&path, bytes).expect("cache write");
-    out
-}
-
-/// Where the store of one size lives: a temporary directory, or a kept one under
-/// `$MEMCORE_BENCH_STORE` that a completed earlier run filled.
-enum BenchStoreDir {
-    Temporary(tempfile::TempDir),
-    Kept(PathBuf),
-}
-
-struct BenchStore {
-    dir: BenchStoreDir,
-    reused: bool,
-}
-
-impl BenchStore {
-    /// Marks a kept store as fully ingested.
-    const COMPLETE: &str = ".bench-complete";
-
-    fn new(n: usize) -> Self {
-        match std::env::var_os("MEMCORE_BENCH_STORE") {
-            Some(root) => {
-                let path = PathBuf::from(root).join(n.to_string());
-                let reused = path.join(Self::COMPLETE).exists();
-                if !reused && path.exists() {
-                    // An interrupted earlier run: start over.
-                    std::fs::remove_dir_all(&path).expect("remove incomplete bench store");
-                }
-                std::fs::create_dir_all(&path).expect("bench store dir");
-                Self { dir: BenchStoreDir::Kept(path), reused }
-            }
-            None => Self {
-                dir: BenchStoreDir::Temporary(tempfile::tempdir().expect("tmp")),
-                reused: false,
-            },
-        }
-    }
-
-    fn path(&self) -> &std::path::Path {
-        match &self.dir {
-            BenchStoreDir::Temporary(dir) => dir.path(),
-            BenchStoreDir::Kept(path) => path,
-        }
-    }
-
-    fn mark_complete(&self) {
-        std::fs::write(self.path().join(Self::COMPLETE), b"").expect("mark bench store");
-    }
-}
-
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 fn main() {
     let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
@@ -163,7 +36,7 @@ fn main() {
         .split(',')
         .map(|s| s.trim().parse().expect("size"))
         .collect();
-    let model = model();
+    let model = support::model();
     let questions: Vec<String> =
         std::fs::read_to_string(support::corpus_path().with_file_name("queries.jsonl"))
             .expect("queries")
@@ -201,13 +74,13 @@ fn main() {
         .configure_from_args();
     for n in sizes {
         let passages = support::corpus(n);
-        let vecs = vectors(&model, &passages);
+        let vecs = support::vectors(&model, &passages);
         // A memory whose title is derived from its content is embedded as its content alone.
         let table: HashMap<String, Vec<f32>> =
             passages.iter().zip(&vecs).map(|(p, v)| (p.text.clone(), v.clone())).collect();
-        let embedder = Arc::new(Precomputed { model: model.clone(), table });
-        let store = BenchStore::new(n);
-        let rss_before = rss_kib();
+        let embedder = Arc::new(support::Precomputed { model: model.clone(), table });
+        let store = support::BenchStore::new(n);
+        let rss_before = support::rss_kib();
         let memcore =
             Memcore::builder().path(store.path()).embedder(embedder.clone()).open().expect("open");
         if store.reused {
@@ -249,7 +122,7 @@ fn main() {
             memcore.vector_graph(),
             waiting.elapsed()
         );
-        let rss = rss_kib().saturating_sub(rss_before);
+        let rss = support::rss_kib().saturating_sub(rss_before);
         println!(
             "[{n}] resident memory: {:.2} KiB per memory (whole process delta)",
             rss as f64 / n as f64
@@ -306,8 +179,8 @@ fn main() {
             latencies.sort();
             println!(
                 "[{n}] {mode} (query vector cached): p50 {:?} p99 {:?}",
-                percentile(&latencies, 0.5),
-                percentile(&latencies, 0.99)
+                support::percentile(&latencies, 0.5),
+                support::percentile(&latencies, 0.99)
             );
         }
         // Unseen query texts, so each search embeds its query.
@@ -327,8 +200,8 @@ fn main() {
         latencies.sort();
         println!(
             "[{n}] hybrid including the query embedding: p50 {:?} p99 {:?}",
-            percentile(&latencies, 0.5),
-            percentile(&latencies, 0.99)
+            support::percentile(&latencies, 0.5),
+            support::percentile(&latencies, 0.99)
         );
         group.bench_function(BenchmarkId::new("embedding_query", "hybrid"), |b| {
             b.iter(|| black_box(memcore.search(&Query::new(fresh_query())).expect("search")))
