@@ -31,11 +31,11 @@ fn sizes() -> Vec<usize> {
 /// pinned, the rest notes.
 fn memory(i: usize, text: &str) -> NewMemory {
     let memory = NewMemory::new(text.to_owned()).id(format!("p{i:06}"));
-    if i % 500 == 0 {
+    if i.is_multiple_of(500) {
         memory.collection("rules").importance(1.0)
-    } else if i % 97 == 0 {
+    } else if i.is_multiple_of(97) {
         memory.collection("blockers")
-    } else if i % 50 == 0 {
+    } else if i.is_multiple_of(50) {
         memory.collection("decisions")
     } else {
         memory.collection(format!("notes{}", i % 10))
@@ -86,13 +86,13 @@ fn transcript(passages: &[support::Passage], tokens: usize) -> String {
             break;
         }
         let weight = ["1.00", "0.80", "0.50", "0.25"][n / 40 % 4];
-        let content = if n % 40 == 0 {
+        let content = if n.is_multiple_of(40) {
             format!("{} ##keepit{weight}## {}", passage.text, passage.text)
         } else {
             passage.text.clone()
         };
         total += EstimateCounter.count(&content);
-        let role = if n % 2 == 0 { "user" } else { "assistant" };
+        let role = if n.is_multiple_of(2) { "user" } else { "assistant" };
         lines.push(serde_json::json!({"role": role, "content": content}).to_string());
     }
     lines.join("\n")
@@ -107,8 +107,8 @@ fn main() {
     let corpus = support::corpus(usize::MAX);
     accuracy(&corpus);
     let mut group = criterion.benchmark_group("tokens");
-    let two_kb: String = corpus.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ")[..2048]
-        .to_owned();
+    let two_kb: String =
+        corpus.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ")[..2048].to_owned();
     group.bench_function("estimate_2kb", |b| b.iter(|| EstimateCounter.count(black_box(&two_kb))));
     group.bench_function("cl100k_2kb", |b| b.iter(|| Cl100kCounter.count(black_box(&two_kb))));
     group.finish();
@@ -133,7 +133,8 @@ fn main() {
         add.session_id = Some(format!("s{run}"));
         let session = memcore.session_add(&add).expect("add");
         let added = started.elapsed();
-        let request = SessionCompressRequest::new(&session.session_id, CompressionSettings::uniform(10.0));
+        let request =
+            SessionCompressRequest::new(&session.session_id, CompressionSettings::uniform(10.0));
         let version = memcore.session_compress(&request).expect("compress");
         runs.push((started.elapsed(), added, session.original_tokens, version.output_tokens));
     }

@@ -26,9 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
-use memcore::{
-    Embedder, GraphStatus, Memcore, NewMemory, Query, SearchMode,
-};
+use memcore::{Embedder, GraphStatus, Memcore, NewMemory, Query, SearchMode};
 
 fn main() {
     let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")

@@ -64,7 +64,8 @@
  * `memcore_string_free()` and nothing else: never `free()` it, and never pass memory from
  * `malloc()` to memcore's free functions. Strings returned as `const char *`
  * (`memcore_version()`, `memcore_status_name()`, `memcore_last_error_message()`) belong to
- * memcore and are never freed. memcore never keeps a pointer the caller passed in.
+ * memcore and are never freed. memcore keeps no pointer the caller passed in, but for the
+ * summariser callback and its `user_data` (`memcore_set_summarizer`), kept until `memcore_close()`.
  *
  * **Results.** Every function that can fail returns a `memcore_status`; `MEMCORE_STATUS_OK`
  * is 0. Out-parameters are written only when the call returns `MEMCORE_STATUS_OK`; on failure
@@ -93,7 +94,9 @@
  * **Threads.** A `memcore_t` is thread-safe: any number of threads may call any function on
  * one handle at the same time (writes are serialised inside, and across processes by a lock
  * file). Only `memcore_close()` needs exclusive use. Owned strings may be freed on any
- * thread. There are no callbacks and no global state besides the per-thread error message.
+ * thread. The one callback is the summariser of session compressions
+ * (`memcore_set_summarizer`); it may run on any thread that calls memcore. There is no global
+ * state besides the per-thread error message.
  *
  * **Panics.** Every function runs behind a panic boundary: a panic inside memcore becomes
  * `MEMCORE_STATUS_PANIC` with a message, never an abort or an unwind into C. Writes are
@@ -305,9 +308,9 @@ enum memcore_status
    */
   MEMCORE_STATUS_UNSUPPORTED = 106,
   /**
-   * A callback the caller gave memcore (a summariser) failed, crashed in Rust, or returned
-   * something unusable (NULL, invalid UTF-8, an empty or overlong summary). Nothing was
-   * written.
+   * A callback the caller gave memcore (a summariser) returned non-zero, or gave back
+   * something unusable (no summary, invalid UTF-8, an empty or overlong summary); or a
+   * summariser written in Rust panicked. Nothing was written.
    */
   MEMCORE_STATUS_CALLBACK = 107,
   /**
@@ -438,14 +441,17 @@ typedef struct memcore_t memcore_t;
 
 /**
  * A summariser callback: summarise the request (`request_json`, `request_len` bytes of
- * UTF-8 JSON: `{"messages": [{"uuid", "role", "content", "timestamp"}], "input_tokens",
+ * UTF-8 JSON, also NUL-terminated, valid during the call: `{"messages": [{"uuid", "role", "content", "timestamp"}], "input_tokens",
  * "target_tokens", "compaction_ratio", "aggressiveness", "keep": [passages kept verbatim
  * beside the summary]}`) in about `target_tokens` tokens, write it with
  * `memcore_summary_write(summary, text, len)` and return 0. Any other return value is a
  * failure (`MEMCORE_STATUS_CALLBACK`; nothing is written to the store).
  *
  * It may be called from any thread that calls memcore with the handle, so it and
- * `user_data` must be safe to use from several threads.
+ * `user_data` must be safe to use from several threads. It must return normally: no C++
+ * exception or `longjmp` may leave it. It may call memcore, on this handle too, but a
+ * compression it starts with the default summariser calls it again (and so on). Calling
+ * `memcore_summary_write` twice keeps the last text; an invalid write fails the compression.
  */
 typedef int32_t (*memcore_summarize_fn)(void *user_data,
                                         const char *request_json,
@@ -868,7 +874,8 @@ memcore_status memcore_search(const struct memcore_t *memcore,
  * Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_JSON` (not JSON, not an object, an
  * unknown operation, a field that does not fit the schema), `INVALID_ARGUMENT` (a value
  * that breaks a rule), and whatever the operation itself returns (`NOT_FOUND`, `CONFLICT`,
- * `IO`, ...).
+ * `IO`, ...; `CALLBACK` when the summariser of `session_compress` or `session_compose`
+ * fails).
  *
  * # Safety
  *
@@ -907,7 +914,9 @@ memcore_status memcore_operations(char **out_json);
  *
  * `memcore` must be NULL or an open handle; `name` must be NULL (with `name_len` 0) or
  * point to `name_len` readable bytes; `callback` must follow the contract of
- * `memcore_summarize_fn` for as long as it is set, and `user_data` stay valid as long.
+ * `memcore_summarize_fn`, and it and `user_data` stay valid until `memcore_close()` (a
+ * compression already under way keeps the callback it started with, even after another
+ * `memcore_set_summarizer`).
  */
 memcore_status memcore_set_summarizer(const struct memcore_t *memcore,
                                       const char *name,

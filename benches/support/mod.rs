@@ -168,4 +168,3 @@ pub fn rss_kib() -> u64 {
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
-

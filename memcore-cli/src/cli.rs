@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use memcore::compose::{BudgetTier, ContextFormat, Tokenizer};
+use memcore::compose::{BudgetMode, BudgetTier, ContextFormat, Tokenizer};
 use memcore::decay::Aggressiveness;
 use memcore::session::{CompositionOutput, KeepitMode, TierPreset, TranscriptFormat};
 use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode, Status, Timestamp};
@@ -440,7 +440,24 @@ pub(crate) struct ComposeArgs {
     pub(crate) collections: Vec<String>,
     /// How the semantic context is searched
     #[arg(long, default_value = "hybrid", value_parser = mode_parser())]
-    pub(crate) mode: SearchMode,
+    pub(crate) search_mode: SearchMode,
+    /// With neither --budget nor --tier: adaptive picks the tier by the store's size, fixed
+    /// takes medium
+    #[arg(long, default_value = "adaptive", value_parser = serde_name_parser(&[
+        BudgetMode::Adaptive, BudgetMode::Fixed]))]
+    pub(crate) budget_mode: BudgetMode,
+    /// A collection of working memory's active blockers (repeatable; default blockers)
+    #[arg(long = "blocker-collection", value_name = "COLLECTION")]
+    pub(crate) blocker_collections: Vec<String>,
+    /// A collection of working memory's recent decisions (repeatable; default decisions)
+    #[arg(long = "decision-collection", value_name = "COLLECTION")]
+    pub(crate) decision_collections: Vec<String>,
+    /// How many recent decisions working memory considers (default 5)
+    #[arg(long, value_name = "N")]
+    pub(crate) recent_decisions: Option<usize>,
+    /// How many search hits are considered (default 20)
+    #[arg(long, value_name = "N")]
+    pub(crate) candidates: Option<usize>,
     /// Print the manifest too: every candidate, included or not, and why
     #[arg(long)]
     pub(crate) manifest: bool,

@@ -31,7 +31,8 @@ use crate::string;
 /// Errors: `NULL_PARAMETER`, `INVALID_UTF8`, `INVALID_JSON` (not JSON, not an object, an
 /// unknown operation, a field that does not fit the schema), `INVALID_ARGUMENT` (a value
 /// that breaks a rule), and whatever the operation itself returns (`NOT_FOUND`, `CONFLICT`,
-/// `IO`, ...).
+/// `IO`, ...; `CALLBACK` when the summariser of `session_compress` or `session_compose`
+/// fails).
 ///
 /// # Safety
 ///

@@ -44,9 +44,9 @@ pub enum memcore_status {
     /// The store's backend (or configuration) does not offer the operation, e.g. version
     /// history with `versioning: off`.
     Unsupported = 106,
-    /// A callback the caller gave memcore (a summariser) failed, crashed in Rust, or returned
-    /// something unusable (NULL, invalid UTF-8, an empty or overlong summary). Nothing was
-    /// written.
+    /// A callback the caller gave memcore (a summariser) returned non-zero, or gave back
+    /// something unusable (no summary, invalid UTF-8, an empty or overlong summary); or a
+    /// summariser written in Rust panicked. Nothing was written.
     Callback = 107,
     /// memcore panicked; the panic was caught and the call abandoned. A bug: please report
     /// the message.

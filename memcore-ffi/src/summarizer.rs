@@ -24,14 +24,17 @@ pub struct memcore_summary_t {
 }
 
 /// A summariser callback: summarise the request (`request_json`, `request_len` bytes of
-/// UTF-8 JSON: `{"messages": [{"uuid", "role", "content", "timestamp"}], "input_tokens",
+/// UTF-8 JSON, also NUL-terminated, valid during the call: `{"messages": [{"uuid", "role", "content", "timestamp"}], "input_tokens",
 /// "target_tokens", "compaction_ratio", "aggressiveness", "keep": [passages kept verbatim
 /// beside the summary]}`) in about `target_tokens` tokens, write it with
 /// `memcore_summary_write(summary, text, len)` and return 0. Any other return value is a
 /// failure (`MEMCORE_STATUS_CALLBACK`; nothing is written to the store).
 ///
 /// It may be called from any thread that calls memcore with the handle, so it and
-/// `user_data` must be safe to use from several threads.
+/// `user_data` must be safe to use from several threads. It must return normally: no C++
+/// exception or `longjmp` may leave it. It may call memcore, on this handle too, but a
+/// compression it starts with the default summariser calls it again (and so on). Calling
+/// `memcore_summary_write` twice keeps the last text; an invalid write fails the compression.
 pub type memcore_summarize_fn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
@@ -110,7 +113,9 @@ impl Summarizer for CSummarizer {
 ///
 /// `memcore` must be NULL or an open handle; `name` must be NULL (with `name_len` 0) or
 /// point to `name_len` readable bytes; `callback` must follow the contract of
-/// `memcore_summarize_fn` for as long as it is set, and `user_data` stay valid as long.
+/// `memcore_summarize_fn`, and it and `user_data` stay valid until `memcore_close()` (a
+/// compression already under way keeps the callback it started with, even after another
+/// `memcore_set_summarizer`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn memcore_set_summarizer(
     memcore: *const memcore_t,

@@ -23,7 +23,7 @@ use crate::convert::{choice, json_to_py, kwargs_json, py_repr, py_to_json, type_
 use crate::errors::{invalid, run, to_pyerr, unfit};
 use crate::progress::ProgressCallback;
 use crate::records::{self, from_result, kind_index, record};
-use crate::summarizer::PySummarizer;
+use crate::summarizer::{PySummarizer, with_cause};
 
 /// An open memory store. Thread-safe: share one handle between threads. Use it as a
 /// context manager, or call `close()`; a closed handle raises `ValidationError`.
@@ -767,14 +767,15 @@ impl PyMemcore {
         let callable = summarizer_arg(summarizer, &mut fields)?;
         let request = request(options, fields)?;
         let Some(summarizer) = callable else {
-            return self.call_record(py, "session_compress", request, "CompressionRecord");
+            return self
+                .call_record(py, "session_compress", request, "CompressionRecord")
+                .map_err(|e| with_cause(py, e));
         };
         let core = self.core(py)?;
         let parsed = memcore::api::parse_request("session_compress", request)
             .map_err(|e| to_pyerr(py, &e))?;
-        let used = Arc::clone(&summarizer);
-        let outcome = run(py, move || core.session_compress_with(&parsed, used));
-        let record = outcome.map_err(|e| summarizer.with_cause(py, e))?;
+        let outcome = run(py, move || core.session_compress_with(&parsed, summarizer));
+        let record = outcome.map_err(|e| with_cause(py, e))?;
         from_result(py, "CompressionRecord", &record)
     }
 
@@ -793,7 +794,9 @@ impl PyMemcore {
         summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        // One session may be given alone.
         let components = match py_to_json(components, "components", 1)? {
+            Value::String(session) => vec![json!({"session": session})].into(),
             Value::Array(items) => items
                 .into_iter()
                 .map(|item| match item {
@@ -807,14 +810,15 @@ impl PyMemcore {
         let callable = summarizer_arg(summarizer, &mut fields)?;
         let request = request(options, fields)?;
         let Some(summarizer) = callable else {
-            return self.call_record(py, "session_compose", request, "CompositionRecord");
+            return self
+                .call_record(py, "session_compose", request, "CompositionRecord")
+                .map_err(|e| with_cause(py, e));
         };
         let core = self.core(py)?;
         let parsed = memcore::api::parse_request("session_compose", request)
             .map_err(|e| to_pyerr(py, &e))?;
-        let used = Arc::clone(&summarizer);
-        let outcome = run(py, move || core.session_compose_with(&parsed, used));
-        let record = outcome.map_err(|e| summarizer.with_cause(py, e))?;
+        let outcome = run(py, move || core.session_compose_with(&parsed, summarizer));
+        let record = outcome.map_err(|e| with_cause(py, e))?;
         from_result(py, "CompositionRecord", &record)
     }
 
@@ -833,7 +837,9 @@ impl PyMemcore {
 
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
-    /// `__name__`); `None` goes back to the built-in extractive summariser.
+    /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that
+    /// holds the store makes a cycle Python's collector cannot see: `close()` the store (or
+    /// use it in a `with` block) to release it.
     #[pyo3(signature = (summarizer, *, name=None))]
     fn set_summarizer(
         &self,
@@ -863,13 +869,13 @@ impl PyMemcore {
 fn summarizer_arg(
     summarizer: Option<&Bound<'_, PyAny>>,
     fields: &mut Value,
-) -> PyResult<Option<Arc<PySummarizer>>> {
+) -> PyResult<Option<Arc<dyn Summarizer>>> {
     let Some(summarizer) = summarizer.filter(|s| !s.is_none()) else { return Ok(None) };
     if let Ok(choice) = summarizer.cast::<PyString>() {
         fields["summarizer"] = Value::String(choice.to_cow()?.into_owned());
         return Ok(None);
     }
-    PySummarizer::new(summarizer, None).map(Some)
+    Ok(Some(PySummarizer::new(summarizer, None)? as Arc<dyn Summarizer>))
 }
 
 /// A `rev` argument: a str, or an int written as text.

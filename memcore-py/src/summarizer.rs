@@ -1,15 +1,18 @@
 //! [`PySummarizer`]: a Python callable as the summariser of session compressions. The core
 //! runs with the GIL released; each call takes it back (`Python::attach`) for just the
-//! callable. What the callable raises is kept and becomes the `__cause__` of the
-//! `CallbackError` the compression raises.
+//! callable. What the callable raises is kept (per thread: the core calls the summariser on
+//! the caller's thread) and becomes the `__cause__` of the `CallbackError` the compression
+//! raises; a `KeyboardInterrupt` or `SystemExit` is raised as itself.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::cell::RefCell;
+use std::sync::Arc;
 
 use memcore::Error;
 use memcore::compose::TokenCounter;
 use memcore::session::{Summarizer, SummaryMessage, SummaryRequest};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::convert::{json_to_py, type_name};
 
@@ -17,8 +20,26 @@ use crate::convert::{json_to_py, type_name};
 pub(crate) struct PySummarizer {
     name: String,
     callable: Py<PyAny>,
-    /// The exception the callable raised last, for the error's cause.
-    raised: Mutex<Option<PyErr>>,
+}
+
+thread_local! {
+    /// The exception a summariser callable raised on this thread, until the failed call's
+    /// error takes it as its cause.
+    static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// `err` (the error of a call that may have run a summariser callable) with what the callable
+/// raised as its cause; an exception that is not an `Exception` (`KeyboardInterrupt`,
+/// `SystemExit`) replaces it. Takes the exception, so none outlives its call.
+pub(crate) fn with_cause(py: Python<'_>, err: PyErr) -> PyErr {
+    match RAISED.with(|slot| slot.borrow_mut().take()) {
+        Some(raised) if !raised.is_instance_of::<PyException>(py) => raised,
+        Some(raised) => {
+            err.set_cause(py, Some(raised));
+            err
+        }
+        None => err,
+    }
 }
 
 impl std::fmt::Debug for PySummarizer {
@@ -44,16 +65,7 @@ impl PySummarizer {
                 .and_then(|n| n.extract::<String>())
                 .unwrap_or_else(|_| "python".to_owned()),
         };
-        Ok(Arc::new(Self { name, callable: callable.clone().unbind(), raised: Mutex::new(None) }))
-    }
-
-    /// `err`, with what the callable raised as its cause (if it raised).
-    pub(crate) fn with_cause(&self, py: Python<'_>, err: PyErr) -> PyErr {
-        let raised = self.raised.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(raised) = raised {
-            err.set_cause(py, Some(raised));
-        }
-        err
+        Ok(Arc::new(Self { name, callable: callable.clone().unbind() }))
     }
 }
 
@@ -77,6 +89,10 @@ impl Summarizer for PySummarizer {
             match outcome {
                 Ok(text) => match text.extract::<String>() {
                     Ok(text) => Ok(vec![SummaryMessage::new("summary", text)]),
+                    Err(_) if text.is_instance_of::<PyString>() => Err(Error::callback(format!(
+                        "the summariser {name:?} returned a str that is not valid Unicode \
+                         (lone surrogates)"
+                    ))),
                     Err(_) => Err(Error::callback(format!(
                         "the summariser {name:?} returned {}, not str",
                         type_name(&text)
@@ -84,7 +100,7 @@ impl Summarizer for PySummarizer {
                 },
                 Err(err) => {
                     let message = format!("the summariser {name:?} raised {err}");
-                    *self.raised.lock().unwrap_or_else(PoisonError::into_inner) = Some(err);
+                    RAISED.with(|slot| *slot.borrow_mut() = Some(err));
                     Err(Error::callback(message))
                 }
             }

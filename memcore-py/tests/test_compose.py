@@ -57,7 +57,7 @@ def test_sessions_register_compress_compose_and_prune(store: memcore.Memcore, tm
     version = store.session_compress("chat", settings={"compaction_ratio": 4}, summarizer="extractive")
     assert isinstance(version, memcore.CompressionRecord)
     assert version.version_id == "v001" and version.keepit_stats.preserved == 1
-    composition = store.session_compose("ctx", ["chat"], budget=10_000)
+    composition = store.session_compose("ctx", "chat", budget=10_000)
     assert composition.components[0].version_id == "original"
     listing = store.session_list()
     assert [s.session_id for s in listing.sessions] == ["chat"]
@@ -95,6 +95,16 @@ def test_a_python_callable_summarises_and_its_failures_write_nothing(store: memc
 
     store.set_summarizer(summarize, name="llm")
     assert store.session_compress("chat").settings["model"] == "llm"
+    store.set_summarizer(broken)
+    with pytest.raises(memcore.CallbackError) as raised:
+        store.session_compress("chat")
+    assert isinstance(raised.value.__cause__, RuntimeError), "the handle's summariser too"
+
+    def interrupted(request: dict[str, Any]) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.session_compress("chat", summarizer=interrupted)
     store.set_summarizer(None)
     assert store.session_compress("chat").settings["model"] == "extractive"
     with pytest.raises(memcore.ValidationError, match="none is set"):

@@ -24,7 +24,12 @@ pub(super) fn compose(
     request.tier = args.tier;
     request.no_working_memory = args.no_working_memory;
     request.collections = args.collections;
-    request.search_mode = args.mode;
+    request.search_mode = args.search_mode;
+    request.mode = args.budget_mode;
+    request.blocker_collections = args.blocker_collections;
+    request.decision_collections = args.decision_collections;
+    request.recent_decisions = args.recent_decisions;
+    request.candidates = args.candidates;
     let context = memcore.compose(&request)?;
     for warning in &context.warnings {
         out.warn(warning);

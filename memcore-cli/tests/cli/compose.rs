@@ -18,15 +18,37 @@ fn compose_prints_a_labelled_context_and_its_manifest() {
         &["--collection", "blockers", "--id", "cert"],
     );
     sandbox
-        .run(&["compose", "database", "--budget", "400", "--mode", "text", "--manifest"])
+        .run(&[
+            "compose",
+            "database",
+            "--budget",
+            "400",
+            "--search-mode",
+            "text",
+            "--manifest",
+            "--recent-decisions",
+            "3",
+            "--candidates",
+            "10",
+            "--decision-collection",
+            "decisions",
+        ])
         .assert()
         .success()
         .stdout(
             contains("<memory_context>").and(contains("label=\"M1\"")).and(contains("duplicate")),
         )
         .stderr(contains("tokens of 400"));
-    let context =
-        sandbox.json(&["compose", "database", "--tier", "simple", "--format", "markdown"]);
+    let context = sandbox.json(&[
+        "compose",
+        "database",
+        "--tier",
+        "simple",
+        "--format",
+        "markdown",
+        "--budget-mode",
+        "fixed",
+    ]);
     assert!(context["text"].as_str().unwrap().starts_with("# Memory context"));
     assert_eq!(context["budget"]["total"], 500);
     let error = sandbox.rejected(&["compose", "x", "--budget", "3"], "", 3);

@@ -1371,7 +1371,7 @@ class Memcore:
     def session_compose(
         self,
         name: str,
-        components: Iterable[str | Mapping[str, Any]],
+        components: str | Iterable[str | Mapping[str, Any]],
         *,
         budget: int,
         summarizer: _Summarizer | None = None,

@@ -25,7 +25,9 @@ impl Memcore {
     /// (`None`: the built-in extractive one). A Python callable or a C function pointer
     /// arrives here as a [`crate::session::CallbackSummarizer`].
     pub fn set_summarizer(&self, summarizer: Option<Arc<dyn Summarizer>>) {
-        *self.summarizer.write() = summarizer;
+        let old = std::mem::replace(&mut *self.summarizer.write(), summarizer);
+        // Dropped after the lock: dropping a Python callable may run code that uses the handle.
+        drop(old);
     }
 
     /// The session registry.

@@ -342,4 +342,32 @@ mod tests {
         assert_eq!(transcript.messages.len(), 1);
         assert!(transcript.skipped[0].reason.contains("yesterday"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_is_refused_without_panicking(text in "\\PC{0,300}") {
+            let _ = parse_transcript(&text, TranscriptFormat::Auto);
+        }
+
+        #[test]
+        fn json_lines_of_any_shape_never_panic(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "\\{\"role\": \"(user|assistant)\", \"content\": \"\\PC{0,40}\"\\}",
+                    "\\{\"type\": \"user\", \"message\": \\{\"content\": \\[\\{\"type\": \"(text|tool_use|tool_result)\"\\}\\]\\}\\}",
+                    "\\{\"timestamp\": \"\\PC{0,12}\", \"role\": 1\\}",
+                    "\\PC{0,30}",
+                ],
+                0..12,
+            )
+        ) {
+            let text = lines.join("\n");
+            if let Ok(transcript) = parse_transcript(&text, TranscriptFormat::Auto) {
+                let mut uuids: Vec<&str> = transcript.messages.iter().map(|m| m.uuid.as_str()).collect();
+                uuids.sort_unstable();
+                uuids.dedup();
+                proptest::prop_assert_eq!(uuids.len(), transcript.messages.len(), "message ids are unique");
+            }
+        }
+    }
 }
