@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
-use memcore::{Embedder, GraphStatus, Memcore, NewMemory, Query, SearchMode};
+use memcore::{Embedder, Memcore, NewMemory, Query, SearchMode};
 
 fn main() {
     let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
@@ -35,18 +35,8 @@ fn main() {
         .map(|s| s.trim().parse().expect("size"))
         .collect();
     let model = support::model();
-    let questions: Vec<String> =
-        std::fs::read_to_string(support::corpus_path().with_file_name("queries.jsonl"))
-            .expect("queries")
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<serde_json::Value>(l).expect("json")["question"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_owned()
-            })
-            .take(100) // the query-embedding cache holds 100 entries
-            .collect();
+    // The query-embedding cache holds 100 entries.
+    let questions: Vec<String> = support::questions().into_iter().take(100).collect();
 
     // Ingest with the model in the loop, on a sample.
     {
@@ -106,20 +96,8 @@ fn main() {
         // 20k vectors; searches scan exactly meanwhile).
         // The graph starts at the second semantic search (a one-shot process scans exactly).
         memcore.search(&Query::new(&questions[1]).mode(SearchMode::Hybrid)).expect("query");
-        let waiting = Instant::now();
-        loop {
-            match memcore.vector_graph() {
-                Some(GraphStatus::Starting { .. }) => {}
-                Some(GraphStatus::Ready { indexed, rows }) if indexed < rows => {}
-                _ => break,
-            }
-            std::thread::sleep(Duration::from_secs(2));
-        }
-        println!(
-            "[{n}] vector graph: {:?} after {:?} more",
-            memcore.vector_graph(),
-            waiting.elapsed()
-        );
+        let waited = support::wait_for_graph(&memcore);
+        println!("[{n}] vector graph: {:?} after {waited:?} more", memcore.vector_graph());
         let rss = support::rss_kib().saturating_sub(rss_before);
         println!(
             "[{n}] resident memory: {:.2} KiB per memory (whole process delta)",

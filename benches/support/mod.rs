@@ -168,3 +168,32 @@ pub fn rss_kib() -> u64 {
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
+
+/// The questions of `../shared/bench/queries.jsonl`, in order.
+pub fn questions() -> Vec<String> {
+    std::fs::read_to_string(corpus_path().with_file_name("queries.jsonl"))
+        .expect("queries")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["question"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Waits until the vector graph (built in the background above 20k vectors) serves every
+/// row; returns how long that took.
+pub fn wait_for_graph(memcore: &memcore::Memcore) -> Duration {
+    let waiting = std::time::Instant::now();
+    loop {
+        match memcore.vector_graph() {
+            Some(memcore::GraphStatus::Starting { .. }) => {}
+            Some(memcore::GraphStatus::Ready { indexed, rows }) if indexed < rows => {}
+            _ => break,
+        }
+        std::thread::sleep(Duration::from_secs(2));
+    }
+    waiting.elapsed()
+}

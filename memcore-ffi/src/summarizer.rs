@@ -7,9 +7,7 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-use memcore::Error;
-use memcore::compose::TokenCounter;
-use memcore::session::{Summarizer, SummaryMessage, SummaryRequest};
+use memcore::session::{CallbackSummarizer, Summarizer, SummaryCallback};
 
 use crate::boundary::{self, Failure, non_null, optional_str, required_str};
 use crate::handle::memcore_t;
@@ -44,15 +42,8 @@ pub type memcore_summarize_fn = Option<
     ) -> i32,
 >;
 
-/// The callback and its user data, as a [`Summarizer`].
-struct CSummarizer {
-    name: String,
-    callback:
-        unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut memcore_summary_t) -> i32,
-    user_data: UserData,
-}
-
 /// The caller's `user_data` pointer, passed back untouched.
+#[derive(Clone, Copy)]
 struct UserData(*mut c_void);
 
 // SAFETY: memcore never dereferences the pointer; it only passes it back to the callback,
@@ -61,46 +52,42 @@ unsafe impl Send for UserData {}
 // SAFETY: as above: shared only to be passed back to a callback that is thread-safe.
 unsafe impl Sync for UserData {}
 
-impl std::fmt::Debug for CSummarizer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CSummarizer").field("name", &self.name).finish_non_exhaustive()
+impl UserData {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not the field).
+    fn pointer(self) -> *mut c_void {
+        self.0
     }
 }
 
-impl Summarizer for CSummarizer {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn summarize(
-        &self,
-        request: &SummaryRequest,
-        _counter: &dyn TokenCounter,
-    ) -> memcore::Result<Vec<SummaryMessage>> {
-        let json = serde_json::to_string(request).map_err(|e| {
-            Error::callback(format!("the summary request could not be written: {e}"))
-        })?;
+/// The callback and its user data as the function a [`CallbackSummarizer`] calls.
+fn summary_function(
+    callback: unsafe extern "C" fn(
+        *mut c_void,
+        *const c_char,
+        usize,
+        *mut memcore_summary_t,
+    ) -> i32,
+    user_data: UserData,
+) -> Arc<SummaryCallback> {
+    Arc::new(move |request: &str| {
+        // NUL-terminated as well as measured (JSON text never holds a NUL byte).
+        let json = format!("{request}\0");
         let mut summary = memcore_summary_t { text: None, garbage: None };
         // SAFETY: the callback was given by the caller of `memcore_set_summarizer` with the
-        // contract above; `json` and `summary` outlive the call.
+        // contract of `memcore_summarize_fn`; `json` and `summary` outlive the call.
         let status = unsafe {
-            (self.callback)(self.user_data.0, json.as_ptr().cast(), json.len(), &raw mut summary)
+            callback(user_data.pointer(), json.as_ptr().cast(), request.len(), &raw mut summary)
         };
-        let name = &self.name;
         if status != 0 {
-            return Err(Error::callback(format!("the C summariser {name:?} returned {status}")));
+            return Err(format!("it returned {status}"));
         }
         if let Some(why) = summary.garbage {
-            return Err(Error::callback(format!("the C summariser {name:?} wrote {why}")));
+            return Err(format!("it wrote {why}"));
         }
-        let text = summary.text.ok_or_else(|| {
-            Error::callback(format!(
-                "the C summariser {name:?} returned 0 without writing a summary \
-                 (call memcore_summary_write)"
-            ))
-        })?;
-        Ok(vec![SummaryMessage::new("summary", text)])
-    }
+        summary.text.ok_or_else(|| {
+            "it returned 0 without writing a summary (call memcore_summary_write)".to_owned()
+        })
+    })
 }
 
 /// Sets the summariser callback of the handle (`callback` NULL: back to the built-in
@@ -130,11 +117,8 @@ pub unsafe extern "C" fn memcore_set_summarizer(
         // SAFETY: the caller passes `name_len` readable bytes at `name` (or NULL).
         let name = unsafe { optional_str("name", name, name_len) }?.unwrap_or("c-callback");
         let summarizer = callback.map(|callback| {
-            Arc::new(CSummarizer {
-                name: name.to_owned(),
-                callback,
-                user_data: UserData(user_data),
-            }) as Arc<dyn Summarizer>
+            let function = summary_function(callback, UserData(user_data));
+            Arc::new(CallbackSummarizer::new(name, function)) as Arc<dyn Summarizer>
         });
         memcore.set_summarizer(summarizer);
         Ok(())

@@ -23,7 +23,7 @@ use crate::convert::{choice, json_to_py, kwargs_json, py_repr, py_to_json, type_
 use crate::errors::{invalid, run, to_pyerr, unfit};
 use crate::progress::ProgressCallback;
 use crate::records::{self, from_result, kind_index, record};
-use crate::summarizer::{PySummarizer, with_cause};
+use crate::summarizer::{py_summarizer, with_cause};
 
 /// An open memory store. Thread-safe: share one handle between threads. Use it as a
 /// context manager, or call `close()`; a closed handle raises `ValidationError`.
@@ -848,7 +848,7 @@ impl PyMemcore {
         name: Option<&str>,
     ) -> PyResult<()> {
         let summarizer = match summarizer.filter(|s| !s.is_none()) {
-            Some(callable) => Some(PySummarizer::new(callable, name)? as Arc<dyn Summarizer>),
+            Some(callable) => Some(py_summarizer(callable, name)?),
             None => None,
         };
         self.core(py)?.set_summarizer(summarizer);
@@ -875,7 +875,7 @@ fn summarizer_arg(
         fields["summarizer"] = Value::String(choice.to_cow()?.into_owned());
         return Ok(None);
     }
-    Ok(Some(PySummarizer::new(summarizer, None)? as Arc<dyn Summarizer>))
+    py_summarizer(summarizer, None).map(Some)
 }
 
 /// A `rev` argument: a str, or an int written as text.
