@@ -167,6 +167,7 @@ mod tests {
             (104, "INDEX"),
             (105, "EMBEDDING"),
             (106, "UNSUPPORTED"),
+            (107, "CALLBACK"),
             (200, "PANIC"),
             (201, "INTERNAL"),
         ];

@@ -966,9 +966,9 @@ fn open(
         }
         builder.open()
     })?;
-    // Damage repaired on the way (an index rebuilt because it was unreadable) is a Python
-    // warning, so the user learns that the disk or a tool damaged something.
-    for work in core.opened_with().iter().filter(|work| work.is_repair()) {
+    // Damage repaired on the way (an index rebuilt because it was unreadable), or index work
+    // that could not be done (a full disk), is a Python warning, so the user learns of it.
+    for work in core.opened_with().iter().filter(|work| work.needs_attention()) {
         let message = std::ffi::CString::new(work.to_string()).unwrap_or_default();
         PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &message, 1)?;
     }

@@ -23,6 +23,7 @@ SUBCLASSES = {
     memcore.MemcoreIndexError: "INDEX",
     memcore.EmbeddingError: "EMBEDDING",
     memcore.UnsupportedError: "UNSUPPORTED",
+    memcore.CallbackError: "CALLBACK",
 }
 
 

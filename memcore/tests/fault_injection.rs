@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memcore::{
     Collection, Config, EmbeddingConfig, Error, FileStore, ListOptions, Memcore, Memory, MemoryRef,
@@ -32,6 +32,8 @@ struct Faulty {
     writes: AtomicUsize,
     fail_at: usize,
     fault: Fault,
+    /// While set, reads fail as on a full disk.
+    reads_fail: Arc<AtomicBool>,
 }
 
 fn injected() -> Error {
@@ -83,6 +85,10 @@ impl MemoryStore for Faulty {
     }
 
     fn get(&self, reference: &MemoryRef) -> memcore::Result<Arc<Memory>> {
+        if self.reads_fail.load(Ordering::SeqCst) {
+            let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+            return Err(Error::io(format!("reading {reference}"), full));
+        }
         self.inner.get(reference)
     }
 
@@ -193,7 +199,8 @@ fn every_fault_leaves_store_and_indexes_agreeing() {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
             let inner = FileStore::open(dir.path(), &config()).expect("store");
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let reads_fail = Arc::new(AtomicBool::new(false));
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             assert_eq!(memcore.backend(), "faulty");
             let mut acked = Vec::new();
@@ -226,7 +233,8 @@ fn an_interrupted_lifecycle_finishes_when_run_again() {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
             let inner = FileStore::open(dir.path(), &config()).expect("store");
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let reads_fail = Arc::new(AtomicBool::new(false));
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             let batch = contents
                 .iter()
@@ -275,7 +283,8 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
             let inner = FileStore::open(dir.path(), &config()).expect("store");
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault };
+            let reads_fail = Arc::new(AtomicBool::new(false));
+            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             memcore.put(NewMemory::new("Alpha notes.").id("a").tags(["x"])).expect("a");
             memcore.put(NewMemory::new("Beta notes.").id("b").tags(["y"])).expect("b");
@@ -320,4 +329,42 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
             );
         }
     }
+}
+
+/// Issue 14, item 7: index work a failed writer left that cannot be done (the disk is full)
+/// must not lock readers out: the store opens, says so, reads work, and the work is done by
+/// the first search once the disk has room again.
+#[test]
+fn work_left_on_a_full_disk_defers_instead_of_blocking_the_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reads_fail = Arc::new(AtomicBool::new(false));
+    let faulty = |fail_at| Faulty {
+        inner: FileStore::open(dir.path(), &config()).expect("store"),
+        writes: AtomicUsize::new(0),
+        fail_at,
+        fault: Fault::AfterWrite,
+        reads_fail: Arc::clone(&reads_fail),
+    };
+    let memcore = Memcore::builder().store(faulty(2)).config(config()).open().expect("open");
+    memcore.put(NewMemory::new("alpha one").id("alpha")).expect("first put");
+    reads_fail.store(true, Ordering::SeqCst);
+    // Lands, then fails; re-indexing it from the store fails too: the work stays journaled.
+    assert!(memcore.put(NewMemory::new("beta one").id("beta")).is_err());
+    drop(memcore);
+
+    let memcore = Memcore::builder().store(faulty(0)).config(config()).open().expect("opens");
+    let deferred = memcore.opened_with().iter().find(|work| work.needs_attention());
+    assert!(
+        deferred.is_some_and(|work| work.to_string().contains("not indexed yet")),
+        "{:?}",
+        memcore.opened_with()
+    );
+    assert_eq!(memcore.list(&ListOptions::new()).expect("list").memories.len(), 2);
+    assert!(memcore.stats().is_ok());
+
+    reads_fail.store(false, Ordering::SeqCst);
+    let hits = memcore.search(&Query::new("beta").mode(SearchMode::Text)).expect("search");
+    assert_eq!(hits.hits[0].memory.reference.to_string(), "memory/beta");
+    assert!(!hits.maintenance.is_empty(), "the search did the deferred work");
+    assert!(memcore.verify().expect("verify").is_consistent());
 }

@@ -67,7 +67,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
 /// rest with `-v` (notes).
 fn tell_maintenance(work: &[memcore::Maintenance], out: &mut Output) {
     for work in work {
-        if work.is_repair() {
+        if work.needs_attention() {
             out.warn(&work.to_string());
         } else if out.verbose() {
             out.note(&work.to_string());

@@ -50,6 +50,13 @@ pub enum Maintenance {
         /// Whether it was there but unreadable: something damaged it.
         damaged: bool,
     },
+    /// Index work a failed writer left could not be done (the disk is full, say): it stays
+    /// journaled and is retried by the next write, search or open; until then searches may
+    /// miss those changes. Reads of the store are unaffected.
+    Deferred {
+        /// Why the work could not be done.
+        reason: String,
+    },
     /// Changes made behind memcore's back (git notes fetched from another clone) were brought
     /// into the indexes, as [`crate::Memcore::sync`] does.
     Synced {
@@ -67,11 +74,22 @@ impl Maintenance {
     pub fn is_repair(&self) -> bool {
         matches!(self, Self::Rebuilt { damaged: true, .. })
     }
+
+    /// Whether a user should hear about this work even when not asking for details: a
+    /// repair of damage, or work that could not be done.
+    pub fn needs_attention(&self) -> bool {
+        self.is_repair() || matches!(self, Self::Deferred { .. })
+    }
 }
 
 impl std::fmt::Display for Maintenance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Self::Deferred { reason } => write!(
+                f,
+                "some recent changes are not indexed yet and searches may miss them (retried \
+                 by the next write, search or open): {reason}"
+            ),
             Self::Replayed { memories } => write!(
                 f,
                 "finished the index work an interrupted writer left ({memories} memories)"

@@ -60,7 +60,12 @@ impl IndexedStore {
             let report = indexed.reindex(&mut |_| {})?;
             vec![Maintenance::Rebuilt { memories: report.memories, damaged }]
         } else {
-            indexed.replay()?.into_iter().collect()
+            // Work a failed writer left (say, on a full disk) must not lock every reader out:
+            // it stays journaled for the next try, and the open says so.
+            match indexed.replay() {
+                Ok(done) => done.into_iter().collect(),
+                Err(e) => vec![Maintenance::Deferred { reason: e.report() }],
+            }
         };
         Ok((indexed, done))
     }

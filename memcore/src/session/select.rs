@@ -18,6 +18,25 @@ pub struct SelectionCriteria {
     pub preserve_keepits: bool,
 }
 
+impl SelectionCriteria {
+    /// Criteria with a token budget (or none) and nothing else.
+    pub fn budget(max_tokens: Option<usize>) -> Self {
+        Self { max_tokens, ..Self::default() }
+    }
+
+    /// Prefers versions near `ratio`.
+    pub fn preferred_ratio(mut self, ratio: f64) -> Self {
+        self.preferred_ratio = Some(ratio);
+        self
+    }
+
+    /// Prefers versions that preserved their keepit markers.
+    pub fn preserve_keepits(mut self, preserve: bool) -> Self {
+        self.preserve_keepits = preserve;
+        self
+    }
+}
+
 /// A version's score: 1, times the budget fit (0.1 over budget, else `0.5 + 0.5 *
 /// utilisation`), times the ratio preference (`max(0.5, 1 - |ratio - preferred| / 50)`),
 /// times the keepit preservation (`0.5 + 0.5 * preserved / (preserved + summarised)`; a
@@ -29,7 +48,7 @@ pub struct SelectionCriteria {
 /// #   "version_id": "v001", "file": "v001_uniform-moderate_3k", "created_at": "2026-01-15T10:00:00Z",
 /// #   "settings": {}, "output_tokens": 3000, "output_messages": 10, "compression_ratio": 10.0,
 /// #   "keepit_stats": {"preserved": 1, "summarized": 1, "weights": {}}, "tokenizer": "estimate"}))?;
-/// let criteria = SelectionCriteria { max_tokens: Some(4000), ..Default::default() };
+/// let criteria = SelectionCriteria::budget(Some(4000));
 /// // utilisation 0.75: 0.5 + 0.375
 /// assert!((score_version(&version, &criteria) - 0.875).abs() < 1e-12);
 /// # Ok::<(), serde_json::Error>(())

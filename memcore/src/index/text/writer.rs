@@ -69,8 +69,8 @@ impl TextIndex {
                             LOCK_WAIT.as_secs()
                         ),
                         Some(Box::new(e)),
-                        "retry in a moment; the store already holds the change, and `repair` \
-                         brings the index up to date",
+                        "retry in a moment (the error says whether the store took the \
+                         change); `repair` brings the index level with the store",
                     ));
                 }
                 Err(e) => return Err(failed("opening a full-text index writer", e)),
