@@ -93,3 +93,77 @@ def test_a_second_process_sees_changes_at_once(store_path: Path) -> None:
         )
         assert handle.get("news").content == "third"
         assert handle.get("news").version == 3
+
+
+CRASH_WRITER = textwrap.dedent(
+    """
+    import sys
+    import memcore
+
+    store, name = sys.argv[1], sys.argv[2]
+    with memcore.open(store) as handle:
+        n = 0
+        while True:
+            memory = handle.put(f"{name} wrote {n} " + "payload " * 20, id=f"{name}-{n}", collection="crash")
+            print(f"ACK {memory.ref} {name} {n}", flush=True)
+            n += 1
+    """
+)
+
+
+def test_killed_python_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
+    """Issue 14: Python writer processes SIGKILLed at random moments (about 4 s): every
+    write a writer printed as acknowledged is there afterwards, and the indexes agree."""
+    import random
+    import threading
+
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "config.yaml").write_text("embedding:\n  enabled: false\n", encoding="utf-8")
+    memcore.open(store).close()
+    acked: list[tuple[str, str]] = []
+    lock = threading.Lock()
+
+    def spawn(name: str) -> tuple[subprocess.Popen[str], threading.Thread]:
+        writer = subprocess.Popen(
+            [sys.executable, "-c", CRASH_WRITER, str(store), name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+        def read() -> None:
+            assert writer.stdout is not None
+            for line in writer.stdout:
+                parts = line.split()
+                if len(parts) == 4 and parts[0] == "ACK":
+                    with lock:
+                        acked.append((parts[1], f"{parts[2]} wrote {parts[3]}"))
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        return writer, reader
+
+    rng = random.Random(14)
+    writers = [spawn(f"w{n}") for n in range(3)]
+    spawned, kills = 3, 0
+    deadline = time.monotonic() + 4
+    while time.monotonic() < deadline:
+        time.sleep(0.1 + rng.random() * 0.4)
+        writer, reader = writers.pop(rng.randrange(len(writers)))
+        writer.kill()  # SIGKILL
+        writer.wait()
+        reader.join()
+        kills += 1
+        spawned += 1
+        writers.append(spawn(f"w{spawned}"))
+    for writer, reader in writers:
+        writer.kill()
+        writer.wait()
+        reader.join()
+
+    assert kills >= 5 and len(acked) >= 10, (kills, len(acked))
+    with memcore.open(store) as handle:
+        for ref, start in acked:
+            assert handle.get(ref).content.startswith(start), ref
+        assert handle.verify().consistent

@@ -109,3 +109,36 @@ fn a_file_or_link_where_the_index_belongs_is_rebuilt_around() {
     assert_eq!(std::fs::read_to_string(elsewhere.path().join("keep.txt")).unwrap(), "untouched");
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
 }
+
+/// Issue 14, item 3: a memory file whose frontmatter names another id or collection than its
+/// place (copied or moved by hand) is read by its place, and `verify` warns about it.
+#[test]
+fn frontmatter_names_that_disagree_with_the_place_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = memcore::Memcore::builder()
+        .path(dir.path())
+        .config(memcore::Config {
+            embedding: memcore::EmbeddingConfig { enabled: false, model_dir: None },
+            ..memcore::Config::default()
+        })
+        .open()
+        .unwrap();
+    memcore
+        .put(memcore::NewMemory::new("original text").id("original").collection("notes"))
+        .unwrap();
+    assert!(memcore.verify().unwrap().warnings.is_empty());
+    let notes = dir.path().join("notes");
+    std::fs::copy(notes.join("original.md"), notes.join("copy.md")).unwrap();
+    std::fs::create_dir_all(dir.path().join("other")).unwrap();
+    std::fs::copy(notes.join("original.md"), dir.path().join("other/original.md")).unwrap();
+    memcore.repair().unwrap();
+    assert_eq!(memcore.get("notes/copy").unwrap().id.as_str(), "copy", "the place wins");
+    let warnings = memcore.verify().unwrap().warnings;
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("copy.md") && w.contains("id `original`")));
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("other/original.md") && w.contains("collection `notes`"))
+    );
+}

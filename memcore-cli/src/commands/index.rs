@@ -69,6 +69,9 @@ pub(super) fn verify(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
         for err in &report.unreadable {
             out.warn(&format!("unreadable, not indexed: {err}"));
         }
+        for warning in &report.warnings {
+            out.warn(warning);
+        }
     }
     if consistent {
         return Ok(());

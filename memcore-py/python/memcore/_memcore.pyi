@@ -384,6 +384,9 @@ class VerifyReport(Record):
     @property
     def unreadable(self) -> tuple[MemcoreError, ...]:
         """One error (usually `CorruptedError`) per store file that could not be read."""
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Files whose frontmatter names another id or collection than their place."""
 
 @final
 class IndexRepair(Record):

@@ -90,6 +90,9 @@ pub struct VerifyReport {
     #[serde(serialize_with = "serialize_infos")]
     #[schemars(with = "Vec<ErrorInfo>")]
     pub unreadable: Vec<Error>,
+    /// Things that do not stop memcore but deserve a look: memory files whose frontmatter
+    /// names another id or collection than their place.
+    pub warnings: Vec<String>,
 }
 
 impl VerifyReport {
@@ -98,9 +101,10 @@ impl VerifyReport {
         store_count: usize,
         indexes: BTreeMap<String, IndexCheck>,
         unreadable: Vec<Error>,
+        warnings: Vec<String>,
     ) -> Self {
         let consistent = indexes.values().all(IndexCheck::is_clean);
-        Self { store_count, indexes, consistent, unreadable }
+        Self { store_count, indexes, consistent, unreadable, warnings }
     }
 
     /// Whether every index that was checked matches the store.

@@ -284,7 +284,8 @@ impl IndexedStore {
             };
             checks.insert(index.name().to_owned(), check);
         }
-        Ok(VerifyReport::new(memories.len(), checks, unreadable))
+        let warnings = self.store.name_mismatches()?;
+        Ok(VerifyReport::new(memories.len(), checks, unreadable, warnings))
     }
 
     /// Fixes whatever [`IndexedStore::verify`] finds, index by index.

@@ -644,6 +644,31 @@ impl MemoryStore for FileStore {
         names.iter().map(|name| Collection::new(name.as_str())).collect()
     }
 
+    fn name_mismatches(&self) -> Result<Vec<String>> {
+        let mut found = Vec::new();
+        for collection in self.collections()? {
+            let dir = self.collection_dir(&collection);
+            for name in self.entries(&dir, Entries::MemoryFiles)?.iter() {
+                let stem = &name[..name.len() - MEMORY_EXT.len()];
+                let path = dir.join(name);
+                // Unreadable files are verify's `unreadable` already.
+                let Ok(text) = fs::read_to_string(&path) else { continue };
+                for (key, place) in [("id", stem), ("collection", collection.as_str())] {
+                    if let Some(named) = frontmatter_value(&text, key)
+                        && named != place
+                    {
+                        found.push(format!(
+                            "{}: its frontmatter says {key} `{named}`, its place says `{place}` \
+                             (the place wins; fix the frontmatter or move the file)",
+                            path.display()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
     fn scan(&self, collection: Option<&Collection>, visit: &mut Visitor<'_>) -> Result<()> {
         let collections = match collection {
             Some(c) => vec![c.clone()],
@@ -773,6 +798,22 @@ fn not_a_memory_file(path: &Path, meta: &fs::Metadata) -> Error {
         ("is not a regular file", "remove it; memory files are plain markdown files")
     };
     Error::corrupted(path, None, what, recovery)
+}
+
+/// The value of the top-level `key:` line of `text`'s frontmatter, unquoted; `None` without
+/// frontmatter or such a line. A cheap line scan (no YAML parse): what memcore writes, and
+/// what people type, puts these keys on lines of their own.
+fn frontmatter_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    lines
+        .take_while(|line| line.trim_end() != "---")
+        .find_map(|line| line.strip_prefix(key)?.strip_prefix(':'))
+        .map(|value| value.trim().trim_matches(|c| c == '"' || c == '\''))
+        .filter(|value| !value.is_empty())
 }
 
 #[cfg(test)]

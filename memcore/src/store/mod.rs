@@ -166,6 +166,14 @@ pub trait MemoryStore: Send + Sync + Debug {
         Ok(stored)
     }
 
+    /// Memory files whose frontmatter names another id or collection than their place does
+    /// (a file copied or moved by hand; the place wins when it is read), one description
+    /// each, for `verify` to warn about. Stores whose names cannot disagree keep this
+    /// default, which finds none.
+    fn name_mismatches(&self) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
     /// Removes what interrupted writes left behind (temp files, each holding a memory's
     /// text), under the store's writer lock so that no write in progress is touched; returns
     /// how many. Stores that leave nothing behind keep this default, which removes nothing.
