@@ -198,7 +198,8 @@ def test_report_reprs_and_dicts(notes: memcore.Memcore) -> None:
         "IndexCheck(missing=0, orphaned=0, mismatched=0, unavailable='[EMBEDDING] embedding model files missing"
     )
     data = report.to_dict()
-    assert set(data) == {"store_count", "consistent", "indexes", "unreadable"}
+    assert set(data) == {"store_count", "consistent", "indexes", "unreadable", "warnings"}
+    assert data["warnings"] == []
     assert (data["store_count"], data["consistent"]) == (2, False)
     assert data["indexes"]["text"] == {
         "missing": [],
