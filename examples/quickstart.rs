@@ -8,6 +8,7 @@
 //! With no argument the store goes to a fresh temporary directory; give a directory to keep
 //! it (it is plain markdown: look inside).
 
+use memcore::compose::ComposeRequest;
 use memcore::{Format, ListOptions, Memcore, MemoryUpdate, NewMemory, Query};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -104,6 +105,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for version in memcore.versions(&memory)? {
         let marker = if version.current { " (current)" } else { "" };
         println!("  v{} at {}{marker}", version.rev, version.timestamp.to_rfc3339());
+    }
+
+    // 6. Or let memcore assemble the whole block within a token budget: working memory and
+    //    what the question finds, each labelled [M1].. for citation, with a manifest of why.
+    let context = memcore.compose(&ComposeRequest::new(question).budget(300))?;
+    println!(
+        "\n--- composed context ({} of {} tokens) ---\n{}",
+        context.tokens, context.budget.total, context.text
+    );
+    for entry in &context.manifest {
+        let label = entry.label.as_deref().unwrap_or("--");
+        println!(
+            "  {label:<3} {:<32} {:?} #{} -> {:?}",
+            entry.reference.to_string(),
+            entry.source,
+            entry.rank,
+            entry.outcome
+        );
     }
     Ok(())
 }
