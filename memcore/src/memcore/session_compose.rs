@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::Memcore;
-use super::sessions::unknown_session;
-use crate::session::registry::{Registry, check_name};
+use crate::session::registry::{Registry, check_name, missing_versions, unknown_session};
 use crate::session::{
     ComponentRequest, CompositionComponent, CompositionOutput, CompositionRecord, Compressed,
     CompressionRecord, CompressionSettings, ExtractiveSummarizer, Manifest, MarkerKey,
@@ -478,16 +477,6 @@ impl<'r> VersionWrites<'r> {
     fn save(self) -> Result<()> {
         self.files.values().try_for_each(|file| self.registry.save_versions(file))
     }
-}
-
-/// The error for a registered session whose `versions.json` is gone.
-pub(super) fn missing_versions(registry: &Registry, session_id: &str) -> Error {
-    Error::corrupted(
-        registry.dir().join("summaries").join(session_id).join("versions.json"),
-        None,
-        "the session is registered but its versions file is missing",
-        "register the session again with --replace (its versions are lost)",
-    )
 }
 
 /// Writes a composition's files and records it in the manifest.

@@ -6,10 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Memcore;
-use super::session_compose::missing_versions;
 use crate::compose::TokenCounter;
 use crate::decay::{extract_markers, lenient_markers};
-use crate::session::registry::{Registry, check_name, sha256_hex};
+use crate::session::registry::{
+    Registry, check_name, missing_versions, sha256_hex, unknown_session,
+};
 use crate::session::{
     MAX_TRANSCRIPT_BYTES, PruneResult, SessionAddRequest, SessionKeepit, SessionListing,
     SessionPruneRequest, SessionRecord, SessionSummary, Summarizer, Transcript, VersionsFile,
@@ -346,12 +347,4 @@ fn carry_marker_history(record: &mut SessionRecord, existing: &SessionRecord) {
             marker.summarized_in.clone_from(&old.summarized_in);
         }
     }
-}
-
-/// The error for a session that is not registered.
-pub(super) fn unknown_session(session_id: &str) -> Error {
-    Error::not_found(
-        format!("session {session_id:?}"),
-        "list sessions with `memcore session list`, or add it",
-    )
 }

@@ -171,6 +171,24 @@ impl Registry {
     }
 }
 
+/// The error for a session that is not registered.
+pub(crate) fn unknown_session(session_id: &str) -> Error {
+    Error::not_found(
+        format!("session {session_id:?}"),
+        "list sessions with `memcore session list`, or add it",
+    )
+}
+
+/// The error for a registered session whose `versions.json` is gone.
+pub(crate) fn missing_versions(registry: &Registry, session_id: &str) -> Error {
+    Error::corrupted(
+        registry.summaries(session_id).join("versions.json"),
+        None,
+        "the session is registered but its versions file is missing",
+        "register the session again with --replace (its versions are lost)",
+    )
+}
+
 /// A registry file that is damaged: `why`.
 fn damaged(path: &Path, why: String) -> Error {
     Error::corrupted(
