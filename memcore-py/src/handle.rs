@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use memcore::api::OPERATIONS;
-use memcore::session::Summarizer;
+use memcore::session::{SessionComposeRequest, SessionCompressRequest, Summarizer};
 use memcore::{Backend, MemoryRef, Scope};
 use pyo3::exceptions::{PyRuntimeWarning, PyTypeError};
 use pyo3::prelude::*;
@@ -45,6 +45,38 @@ impl PyMemcore {
                 "open it again with memcore.open(...) (a `with` block closes on exit)",
             )
         })
+    }
+
+    /// Runs the session operation `name` (one that may summarise) on `fields` and the
+    /// keyword `options`, returning its result as the record class `class`. `summarizer` is
+    /// a choice (`"auto"`, ...) that goes into the request, or a callable: then the request
+    /// runs through `with`, with the callable as the summariser for this call only. Either
+    /// way a callable's exception becomes the cause of the `CallbackError`.
+    #[allow(clippy::too_many_arguments)]
+    fn call_summarizing<Q, R>(
+        &self,
+        py: Python<'_>,
+        name: &'static str,
+        mut fields: Value,
+        summarizer: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+        class: &str,
+        with: impl FnOnce(&memcore::Memcore, &Q, Arc<dyn Summarizer>) -> memcore::Result<R> + Send,
+    ) -> PyResult<Py<PyAny>>
+    where
+        Q: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        R: serde::Serialize + Send,
+    {
+        let callable = summarizer_arg(summarizer, &mut fields)?;
+        let request = request(options, fields)?;
+        let Some(summarizer) = callable else {
+            return self.call_record(py, name, request, class).map_err(|e| with_cause(py, e));
+        };
+        let core = self.core(py)?;
+        let parsed: Q = memcore::api::parse_request(name, request).map_err(|e| to_pyerr(py, &e))?;
+        let outcome = run(py, move || with(&core, &parsed, summarizer));
+        let record = outcome.map_err(|e| with_cause(py, e))?;
+        from_result(py, class, &record)
     }
 
     /// Runs the operation `name` on `request` (GIL released) and returns its result record
@@ -763,20 +795,11 @@ impl PyMemcore {
         summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let mut fields = json!({"session": session});
-        let callable = summarizer_arg(summarizer, &mut fields)?;
-        let request = request(options, fields)?;
-        let Some(summarizer) = callable else {
-            return self
-                .call_record(py, "session_compress", request, "CompressionRecord")
-                .map_err(|e| with_cause(py, e));
-        };
-        let core = self.core(py)?;
-        let parsed = memcore::api::parse_request("session_compress", request)
-            .map_err(|e| to_pyerr(py, &e))?;
-        let outcome = run(py, move || core.session_compress_with(&parsed, summarizer));
-        let record = outcome.map_err(|e| with_cause(py, e))?;
-        from_result(py, "CompressionRecord", &record)
+        let fields = json!({"session": session});
+        let class = "CompressionRecord";
+        self.call_summarizing(py, "session_compress", fields, summarizer, options, class, {
+            |core, request: &SessionCompressRequest, s| core.session_compress_with(request, s)
+        })
     }
 
     /// Composes sessions into one context (`composed/<name>/`) within `budget` tokens and
@@ -806,20 +829,11 @@ impl PyMemcore {
                 .collect(),
             other => other,
         };
-        let mut fields = json!({"name": name, "components": components, "budget": budget});
-        let callable = summarizer_arg(summarizer, &mut fields)?;
-        let request = request(options, fields)?;
-        let Some(summarizer) = callable else {
-            return self
-                .call_record(py, "session_compose", request, "CompositionRecord")
-                .map_err(|e| with_cause(py, e));
-        };
-        let core = self.core(py)?;
-        let parsed = memcore::api::parse_request("session_compose", request)
-            .map_err(|e| to_pyerr(py, &e))?;
-        let outcome = run(py, move || core.session_compose_with(&parsed, summarizer));
-        let record = outcome.map_err(|e| with_cause(py, e))?;
-        from_result(py, "CompositionRecord", &record)
+        let fields = json!({"name": name, "components": components, "budget": budget});
+        let class = "CompositionRecord";
+        self.call_summarizing(py, "session_compose", fields, summarizer, options, class, {
+            |core, request: &SessionComposeRequest, s| core.session_compose_with(request, s)
+        })
     }
 
     /// Deletes versions of `session`: `versions=[...]`, or `keep_latest=N`. A version a
