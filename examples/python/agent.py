@@ -3,9 +3,10 @@
 
 The "agent" works on a task over two sessions. In the first it imports meeting notes in one
 batch and records what it learned, what it decided and what blocks it. In the second it
-recalls what is relevant to a topic, builds the context block it would put into its prompt,
-searches its memories to answer a question, resolves the blocker and revises a decision (the
-old version stays in the history). Every memory is a markdown file you can open in an editor.
+recalls what is relevant to a topic, builds the context block it would put into its prompt
+(by hand, then composed by memcore within a token budget), searches its memories to answer a
+question, resolves the blocker and revises a decision (the old version stays in the
+history). Every memory is a markdown file you can open in an editor.
 
 Search is hybrid (full-text and semantic) when the embedding model is installed
 (`scripts/fetch-models`); without it, memcore falls back to full-text search and says so.
@@ -99,6 +100,14 @@ def second_session(store: memcore.Memcore) -> None:
     memories = recall(store, "gpu")
     print(f"session 2: {len(memories)} memories about 'gpu' for the prompt:")
     print(prompt_context(memories))
+    print()
+
+    # Or let memcore assemble the block within a token budget: working memory (blockers,
+    # decisions) and what the task finds, labelled [M1].. for citation, with the reasons.
+    context = store.compose("port the renderer to macOS", budget=600)
+    print(f"composed context: {context.tokens} of {context.budget.total} tokens, {len(context.items)} memories")
+    for entry in context.manifest:
+        print(f"  {entry.label or '--':<3} {entry.ref:<34} {entry.source:<8} {entry.outcome}")
     print()
 
     relevant = answer(store, "Which GPU API should the renderer use?")

@@ -51,6 +51,8 @@ def test_the_example_agent_runs_and_can_run_again(tmp_path: Path) -> None:
         assert "session 1: stored 5 memories in blockers, decisions, learnings, meetings" in out
         assert "session 2: 3 memories about 'gpu' for the prompt:" in out
         assert "ID: adopt-wgpu" in out
+        assert "composed context: " in out and " of 600 tokens" in out
+        assert re.search(r"M\d+\s+blockers/ci-lacks-vulkan-drivers\s+blocker\s+included", out), out
         assert "resolved blockers/ci-lacks-vulkan-drivers" in out
         assert "[NOT_FOUND]" in out
         assert "so is a misspelt argument: invalid `search` request at `limt`: unknown field `limt`" in out
