@@ -138,6 +138,11 @@ fn compression_versions_follow_the_seed_and_keep_lineage() {
     assert_eq!(v1.settings.model, "extractive");
     assert!(v1.compression_ratio > 15.0, "{}", v1.compression_ratio);
     let sessions = memcore.session_show("abc123").unwrap();
+    // Records round-trip through versions.json and manifest.json unchanged.
+    assert_eq!(sessions.compressions, [v1.clone()]);
+    let json = serde_json::to_value(&sessions).unwrap();
+    let back: memcore::session::SessionRecord = serde_json::from_value(json).unwrap();
+    assert_eq!(back, sessions);
     let summaries = dir.path().join("store/.memcore/sessions/summaries/abc123");
     let markdown = std::fs::read_to_string(summaries.join(format!("{}.md", v1.file))).unwrap();
     assert!(markdown.contains("##keepit1.00## Never drop the write-ahead log."));
