@@ -139,7 +139,7 @@ fn compression_versions_follow_the_seed_and_keep_lineage() {
     assert!(v1.compression_ratio > 15.0, "{}", v1.compression_ratio);
     let sessions = memcore.session_show("abc123").unwrap();
     // Records round-trip through versions.json and manifest.json unchanged.
-    assert_eq!(sessions.compressions, [v1.clone()]);
+    assert_eq!(sessions.compressions, std::slice::from_ref(&v1));
     let json = serde_json::to_value(&sessions).unwrap();
     let back: memcore::session::SessionRecord = serde_json::from_value(json).unwrap();
     assert_eq!(back, sessions);
