@@ -142,6 +142,9 @@ pub(crate) enum Command {
     /// several into one context, prune versions
     #[command(subcommand)]
     Session(SessionCommand),
+    /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
+    /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`)
+    Hook(HookArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -461,6 +464,53 @@ pub(crate) struct ComposeArgs {
     /// Print the manifest too: every candidate, included or not, and why
     #[arg(long)]
     pub(crate) manifest: bool,
+}
+
+/// `hook EVENT`.
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The lifecycle event
+    #[arg(value_enum, value_name = "EVENT")]
+    pub(crate) event: HookEvent,
+}
+
+/// The lifecycle events a hook answers (seed 002 section 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookEvent {
+    /// Inject the composed memory context at the start of a session
+    SessionStart,
+    /// Capture what a prompt marks or signals, suggest the rest
+    UserPromptSubmit,
+    /// After a file tool, offer memories about the file's domain
+    PostToolUse,
+    /// Keep what is worth keeping before the context is compacted
+    PreCompact,
+    /// At the end, report what was not captured and sync the index
+    Stop,
+}
+
+impl HookEvent {
+    /// The event's name on the command line.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::SessionStart => "session-start",
+            Self::UserPromptSubmit => "user-prompt-submit",
+            Self::PostToolUse => "post-tool-use",
+            Self::PreCompact => "pre-compact",
+            Self::Stop => "stop",
+        }
+    }
+
+    /// The event's part of its settings' names (`HOOK_<this>_ENABLED`), as the seed has them.
+    pub(crate) fn variable(self) -> &'static str {
+        match self {
+            Self::SessionStart => "SESSION_START",
+            Self::UserPromptSubmit => "USER_PROMPT",
+            Self::PostToolUse => "POST_TOOL_USE",
+            Self::PreCompact => "PRE_COMPACT",
+            Self::Stop => "STOP",
+        }
+    }
 }
 
 /// `session ...`.

@@ -26,10 +26,25 @@ pub(crate) fn working_dir() -> Result<PathBuf, Failure> {
 /// `--backend` names instead of the configured one; `sync_on_open` as
 /// [`memcore::MemcoreBuilder::sync_on_open`].
 pub(crate) fn open(global: &GlobalArgs, sync_on_open: bool) -> Result<Memcore, Failure> {
+    open_in(global, working_dir()?, sync_on_open)
+}
+
+/// Opens the store the flags name as [`open`] does, detecting it from `start` (else the
+/// working directory) when no `--store` is given: a hook's event names the agent's directory.
+pub(crate) fn open_from(global: &GlobalArgs, start: Option<PathBuf>) -> Result<Memcore, Failure> {
+    let start = match start {
+        Some(start) => start,
+        None => working_dir()?,
+    };
+    open_in(global, start, true)
+}
+
+/// The store the flags name, detected from `start` without `--store`.
+fn open_in(global: &GlobalArgs, start: PathBuf, sync_on_open: bool) -> Result<Memcore, Failure> {
     let builder = Memcore::builder().sync_on_open(sync_on_open);
     let mut builder = match &global.store {
         Some(path) => builder.path(path),
-        None => builder.scope(scope(global)).start_dir(working_dir()?),
+        None => builder.scope(scope(global)).start_dir(start),
     };
     if let Some(backend) = global.backend {
         builder = builder.backend(backend);

@@ -5,6 +5,7 @@ mod capture;
 mod compose;
 mod decay;
 mod history;
+mod hook;
 mod hydrate;
 mod index;
 mod init;
@@ -53,6 +54,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Capture(args) => capture::run(&open(global, out)?, args, out),
         Command::Compose(args) => compose::compose(&open(global, out)?, args, out),
         Command::Session(command) => compose::session(&open(global, out)?, command, out),
+        Command::Hook(args) => hook::run(global, args.event),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

@@ -18,6 +18,7 @@ mod git_notes;
 #[path = "../../../memcore/tests/gitrepo/mod.rs"]
 mod gitrepo;
 mod history;
+mod hook;
 mod links;
 mod maintenance;
 mod memories;

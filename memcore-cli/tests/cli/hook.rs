@@ -1,0 +1,147 @@
+//! `memcore hook EVENT`: each lifecycle event answered in seed 002's JSON shapes, and a hook
+//! that never fails the agent (bad JSON, no prompt, a missing transcript: `{"continue":
+//! true}`, a reason on stderr, exit 0).
+
+use predicates::str::contains;
+use serde_json::Value;
+
+use crate::support::Sandbox;
+
+/// Runs `hook EVENT` with `stdin`; expects exit 0 and returns the JSON it printed.
+fn hook(sandbox: &Sandbox, event: &str, stdin: &str) -> Value {
+    let output = sandbox.run(&["hook", event]).write_stdin(stdin).output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{event}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn each_event_answers_in_the_seeds_shape() {
+    let sandbox = Sandbox::new();
+    sandbox.put(
+        "Blocked by the expired staging certificate.",
+        &["--collection", "blockers", "--id", "cert"],
+    );
+    sandbox.put(
+        "The OAuth flow lives in the auth module.",
+        &["--collection", "notes", "--id", "oauth", "--tags", "auth"],
+    );
+
+    let start = hook(
+        &sandbox,
+        "session-start",
+        r#"{"session_id": "s1", "cwd": "/tmp/myapp", "source": "startup"}"#,
+    );
+    assert_eq!(start["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let context = start["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(
+        context.starts_with("<memory_context>") && context.contains("blockers/cert"),
+        "{context}"
+    );
+
+    let skip =
+        hook(&sandbox, "user-prompt-submit", r#"{"prompt": "Thanks, looks good.", "cwd": "/tmp"}"#);
+    assert_eq!(skip, serde_json::json!({"continue": true}));
+    let suggest = hook(
+        &sandbox,
+        "user-prompt-submit",
+        r#"{"prompt": "We decided to move the job queue to Postgres."}"#,
+    );
+    let suggestions = &suggest["hookSpecificOutput"]["captureSuggestions"];
+    assert_eq!(suggestions[0]["namespace"], "decisions", "{suggest}");
+    assert!(
+        suggest["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .starts_with("<capture_suggestions>")
+    );
+    let auto = hook(
+        &sandbox,
+        "user-prompt-submit",
+        r#"{"prompt": "[remember:learnings] The runners have two cores."}"#,
+    );
+    assert_eq!(auto["message"], "Captured 1 memory(s) automatically", "{auto}");
+    assert!(
+        auto["hookSpecificOutput"]["capturedMemories"][0]["memory_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("learnings/")
+    );
+
+    let related = hook(
+        &sandbox,
+        "post-tool-use",
+        r#"{"tool_name": "Read", "tool_input": {"file_path": "/repo/src/auth/oauth.py"}}"#,
+    );
+    let context = related["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(context.contains("notes/oauth"), "{context}");
+    let other_tool = hook(
+        &sandbox,
+        "post-tool-use",
+        r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#,
+    );
+    assert_eq!(other_tool, serde_json::json!({"continue": true}));
+
+    let compacted = hook(
+        &sandbox,
+        "pre-compact",
+        r#"{"transcript_excerpt": "Key insight: the cache must be warmed before the tests run."}"#,
+    );
+    assert_eq!(
+        compacted["hookSpecificOutput"]["capturedMemories"].as_array().unwrap().len(),
+        1,
+        "{compacted}"
+    );
+
+    let transcript = sandbox.path().join("t.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"role\": \"user\", \"content\": \"I decided to use SQLite for the cache.\"}\n",
+    )
+    .unwrap();
+    let stop = hook(
+        &sandbox,
+        "stop",
+        &format!("{{\"transcript_path\": {:?}}}", transcript.to_str().unwrap()),
+    );
+    assert_eq!(stop["hookSpecificOutput"]["hookEventName"], "Stop");
+    assert_eq!(
+        stop["hookSpecificOutput"]["uncapturedContent"][0]["suggestedNamespace"], "decisions",
+        "{stop}"
+    );
+    assert!(stop["message"].as_str().unwrap().contains("Index synced"));
+}
+
+#[test]
+fn a_hook_never_fails_the_agent() {
+    let sandbox = Sandbox::new();
+    for (event, stdin) in [
+        ("session-start", "not json"),
+        ("user-prompt-submit", ""),
+        ("user-prompt-submit", "[1, 2]"),
+        ("user-prompt-submit", r#"{"cwd": "/tmp"}"#),
+        ("user-prompt-submit", r#"{"prompt": "[remember:../x] y"}"#),
+        ("pre-compact", r#"{"transcript_path": "/nonexistent/t.jsonl"}"#),
+    ] {
+        sandbox
+            .run(&["hook", event])
+            .write_stdin(stdin)
+            .assert()
+            .success()
+            .stdout("{\"continue\":true}\n")
+            .stderr(contains(format!("memcore hook {event}:")));
+    }
+    let stop = hook(&sandbox, "stop", r#"{"transcript_path": "/nonexistent/t.jsonl"}"#);
+    assert_eq!(stop["continue"], true);
+    let prompt = "x".repeat(9 * 1024 * 1024);
+    sandbox
+        .run(&["hook", "user-prompt-submit"])
+        .write_stdin(prompt)
+        .assert()
+        .success()
+        .stdout("{\"continue\":true}\n");
+}
