@@ -143,8 +143,10 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Session(SessionCommand),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
-    /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`)
-    Hook(HookArgs),
+    /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
+    /// `hook install` prints or merges the hook settings for Claude Code
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -466,16 +468,37 @@ pub(crate) struct ComposeArgs {
     pub(crate) manifest: bool,
 }
 
-/// `hook EVENT`.
+/// `hook ...`: an event, or `install`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum HookCommand {
+    /// Inject the composed memory context at the start of a session
+    SessionStart,
+    /// Capture what a prompt marks or signals, suggest the rest
+    UserPromptSubmit,
+    /// After a file tool, offer memories about the file's domain
+    PostToolUse,
+    /// Keep what is worth keeping before the context is compacted
+    PreCompact,
+    /// At the end, report what was not captured and sync the index
+    Stop,
+    /// Print the hook settings for Claude Code, or merge them into a settings file
+    Install(HookInstallArgs),
+}
+
+/// `hook install`.
 #[derive(Debug, Args)]
-pub(crate) struct HookArgs {
-    /// The lifecycle event
-    #[arg(value_enum, value_name = "EVENT")]
-    pub(crate) event: HookEvent,
+pub(crate) struct HookInstallArgs {
+    /// Merge into this Claude Code settings file (e.g. .claude/settings.json), keeping what
+    /// it holds; without it the settings are printed
+    #[arg(long, value_name = "FILE")]
+    pub(crate) settings: Option<PathBuf>,
+    /// The command that runs memcore (default: this program's path)
+    #[arg(long, value_name = "COMMAND")]
+    pub(crate) command: Option<String>,
 }
 
 /// The lifecycle events a hook answers (seed 002 section 5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HookEvent {
     /// Inject the composed memory context at the start of a session
     SessionStart,
@@ -490,6 +513,26 @@ pub(crate) enum HookEvent {
 }
 
 impl HookEvent {
+    /// Every event, in lifecycle order.
+    pub(crate) const ALL: [Self; 5] = [
+        Self::SessionStart,
+        Self::UserPromptSubmit,
+        Self::PostToolUse,
+        Self::PreCompact,
+        Self::Stop,
+    ];
+
+    /// Claude Code's name of the event (`hook_event_name`, and its settings key).
+    pub(crate) fn claude_name(self) -> &'static str {
+        match self {
+            Self::SessionStart => "SessionStart",
+            Self::UserPromptSubmit => "UserPromptSubmit",
+            Self::PostToolUse => "PostToolUse",
+            Self::PreCompact => "PreCompact",
+            Self::Stop => "Stop",
+        }
+    }
+
     /// The event's name on the command line.
     pub(crate) fn name(self) -> &'static str {
         match self {

@@ -18,8 +18,9 @@ use memcore::session::{TranscriptFormat, parse_transcript};
 use memcore::{Memcore, Query};
 use serde_json::{Value, json};
 
-use crate::cli::{GlobalArgs, HookEvent};
+use crate::cli::{GlobalArgs, HookCommand, HookEvent, HookInstallArgs};
 use crate::failure::Failure;
+use crate::output::Output;
 use crate::{input, store};
 
 /// The most a hook reads from standard input (a prompt of 10 MB is refused, not read whole).
@@ -31,8 +32,25 @@ const FILE_TOOLS: [&str; 4] = ["Read", "Write", "Edit", "MultiEdit"];
 /// Path parts that say nothing about a file's domain (seed 5.3).
 const UNINFORMATIVE: [&str; 7] = ["src", "lib", "tests", "test", ".", "..", ""];
 
+/// `hook ...`: an event answered, or the settings installed.
+pub(super) fn command(
+    global: &GlobalArgs,
+    command: HookCommand,
+    out: &mut Output,
+) -> Result<(), Failure> {
+    let event = match command {
+        HookCommand::SessionStart => HookEvent::SessionStart,
+        HookCommand::UserPromptSubmit => HookEvent::UserPromptSubmit,
+        HookCommand::PostToolUse => HookEvent::PostToolUse,
+        HookCommand::PreCompact => HookEvent::PreCompact,
+        HookCommand::Stop => HookEvent::Stop,
+        HookCommand::Install(args) => return install(&args, out),
+    };
+    run(global, event)
+}
+
 /// `hook EVENT`: the event's output JSON, or `{"continue": true}` and a reason on stderr.
-pub(super) fn run(global: &GlobalArgs, event: HookEvent) -> Result<(), Failure> {
+fn run(global: &GlobalArgs, event: HookEvent) -> Result<(), Failure> {
     let output = respond(global, event).unwrap_or_else(|failure| {
         eprintln!("memcore hook {}: {}", event.name(), failure.message());
         json!({"continue": true})
@@ -328,4 +346,72 @@ fn stop(memcore: &Memcore, transcript: Option<&str>) -> Result<Value, Failure> {
     }
     output["message"] = Value::String(message);
     Ok(output)
+}
+
+/// `hook install`: Claude Code's hook settings for every event (PostToolUse only for the
+/// file tools), printed, or merged into `--settings FILE` (an entry already running the same
+/// command is left as it is; everything else in the file is kept).
+fn install(args: &HookInstallArgs, out: &mut Output) -> Result<(), Failure> {
+    let program = match &args.command {
+        Some(command) => command.clone(),
+        None => std::env::current_exe()
+            .map(|exe| exe.display().to_string())
+            .unwrap_or_else(|_| "memcore".to_owned()),
+    };
+    let Some(path) = &args.settings else {
+        let mut settings = json!({});
+        merge_hooks(&mut settings, &program)?;
+        return out.print_json(&settings);
+    };
+    let mut settings: Value = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => json!({}),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            Failure::usage(
+                format!("{} is not JSON: {e}", path.display()),
+                "fix the file, or give another",
+            )
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
+        Err(e) => return Err(Failure::unreadable(path, &e)),
+    };
+    let added = merge_hooks(&mut settings, &program)?;
+    let text = serde_json::to_string_pretty(&settings).map_err(|e| {
+        Failure::usage(format!("the settings could not be written: {e}"), "report this")
+    })? + "\n";
+    let temp = path.with_extension("json.memcore-tmp");
+    std::fs::write(&temp, text)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| memcore::Error::io(format!("writing {}", path.display()), e))?;
+    out.confirm(&format!("{} hook(s) added to {}", added, path.display()))
+}
+
+/// Adds memcore's hook for every event to Claude Code `settings` (an object); returns how
+/// many were added.
+fn merge_hooks(settings: &mut Value, program: &str) -> Result<usize, Failure> {
+    let not_object =
+        || Failure::usage("the settings' `hooks` is not an object", "fix the settings file");
+    let root = settings.as_object_mut().ok_or_else(not_object)?;
+    let hooks =
+        root.entry("hooks").or_insert_with(|| json!({})).as_object_mut().ok_or_else(not_object)?;
+    let mut added = 0;
+    for event in HookEvent::ALL {
+        let command = format!("{program} hook {}", event.name());
+        let entries = hooks.entry(event.claude_name()).or_insert_with(|| json!([]));
+        let Some(entries) = entries.as_array_mut() else { return Err(not_object()) };
+        let present = entries.iter().any(|entry| {
+            entry["hooks"]
+                .as_array()
+                .is_some_and(|hooks| hooks.iter().any(|h| h["command"] == command))
+        });
+        if present {
+            continue;
+        }
+        let mut entry = json!({"hooks": [{"type": "command", "command": command}]});
+        if event == HookEvent::PostToolUse {
+            entry["matcher"] = json!(FILE_TOOLS.join("|"));
+        }
+        entries.push(entry);
+        added += 1;
+    }
+    Ok(added)
 }

@@ -54,7 +54,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Capture(args) => capture::run(&open(global, out)?, args, out),
         Command::Compose(args) => compose::compose(&open(global, out)?, args, out),
         Command::Session(command) => compose::session(&open(global, out)?, command, out),
-        Command::Hook(args) => hook::run(global, args.event),
+        Command::Hook(command) => hook::command(global, command, out),
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

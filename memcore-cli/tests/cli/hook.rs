@@ -145,3 +145,30 @@ fn a_hook_never_fails_the_agent() {
         .success()
         .stdout("{\"continue\":true}\n");
 }
+
+#[test]
+fn install_prints_or_merges_the_claude_code_settings() {
+    let sandbox = Sandbox::new();
+    let printed = sandbox.json(&["hook", "install", "--command", "memcore"]);
+    assert_eq!(
+        printed["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "memcore hook session-start"
+    );
+    assert_eq!(printed["hooks"]["PostToolUse"][0]["matcher"], "Read|Write|Edit|MultiEdit");
+    let settings = sandbox.path().join("settings.json");
+    std::fs::write(&settings, r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"}]}]}}"#).unwrap();
+    let file = settings.to_str().unwrap();
+    sandbox
+        .run(&["hook", "install", "--settings", file, "--command", "memcore"])
+        .assert()
+        .success()
+        .stdout(contains("5 hook(s) added"));
+    sandbox
+        .run(&["hook", "install", "--settings", file, "--command", "memcore"])
+        .assert()
+        .success()
+        .stdout(contains("0 hook(s) added"));
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(merged["model"], "opus");
+    assert_eq!(merged["hooks"]["Stop"].as_array().unwrap().len(), 2, "the other hook is kept");
+}
