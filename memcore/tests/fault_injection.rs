@@ -41,6 +41,13 @@ fn injected() -> Error {
 }
 
 impl Faulty {
+    /// A file store at `dir` whose `fail_at`-th write fails as `fault` says, and whose reads
+    /// fail while `reads_fail` is set.
+    fn new(dir: &Path, fail_at: usize, fault: Fault, reads_fail: Arc<AtomicBool>) -> Self {
+        let inner = FileStore::open(dir, &config()).expect("store");
+        Self { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail }
+    }
+
     /// Runs the write `op`, failing it when it is the chosen one.
     fn write<T>(&self, op: impl FnOnce(&FileStore) -> memcore::Result<T>) -> memcore::Result<T> {
         let n = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
@@ -198,9 +205,8 @@ fn every_fault_leaves_store_and_indexes_agreeing() {
         for fail_at in 1..=writes {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
-            let inner = FileStore::open(dir.path(), &config()).expect("store");
             let reads_fail = Arc::new(AtomicBool::new(false));
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
+            let store = Faulty::new(dir.path(), fail_at, fault, reads_fail);
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             assert_eq!(memcore.backend(), "faulty");
             let mut acked = Vec::new();
@@ -232,9 +238,8 @@ fn an_interrupted_lifecycle_finishes_when_run_again() {
         for fail_at in 2..=6 {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
-            let inner = FileStore::open(dir.path(), &config()).expect("store");
             let reads_fail = Arc::new(AtomicBool::new(false));
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
+            let store = Faulty::new(dir.path(), fail_at, fault, reads_fail);
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             let batch = contents
                 .iter()
@@ -282,9 +287,8 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
         for fail_at in 4..=7 {
             let what = format!("{fault:?} at write {fail_at}");
             let dir = tempfile::tempdir().expect("temp dir");
-            let inner = FileStore::open(dir.path(), &config()).expect("store");
             let reads_fail = Arc::new(AtomicBool::new(false));
-            let store = Faulty { inner, writes: AtomicUsize::new(0), fail_at, fault, reads_fail };
+            let store = Faulty::new(dir.path(), fail_at, fault, reads_fail);
             let memcore = Memcore::builder().store(store).config(config()).open().expect("open");
             memcore.put(NewMemory::new("Alpha notes.").id("a").tags(["x"])).expect("a");
             memcore.put(NewMemory::new("Beta notes.").id("b").tags(["y"])).expect("b");
@@ -338,13 +342,8 @@ fn an_interrupted_merge_is_finished_or_undone_on_the_next_open() {
 fn work_left_on_a_full_disk_defers_instead_of_blocking_the_open() {
     let dir = tempfile::tempdir().expect("temp dir");
     let reads_fail = Arc::new(AtomicBool::new(false));
-    let faulty = |fail_at| Faulty {
-        inner: FileStore::open(dir.path(), &config()).expect("store"),
-        writes: AtomicUsize::new(0),
-        fail_at,
-        fault: Fault::AfterWrite,
-        reads_fail: Arc::clone(&reads_fail),
-    };
+    let faulty =
+        |fail_at| Faulty::new(dir.path(), fail_at, Fault::AfterWrite, Arc::clone(&reads_fail));
     let memcore = Memcore::builder().store(faulty(2)).config(config()).open().expect("open");
     memcore.put(NewMemory::new("alpha one").id("alpha")).expect("first put");
     reads_fail.store(true, Ordering::SeqCst);
