@@ -70,7 +70,8 @@ pub unsafe extern "C" fn memcore_call(
 
 /// Every operation `memcore_call()` runs, as JSON written to `*out_json` (an owned string
 /// for `memcore_string_free()`): `{"operations": [{"name": "put", "summary": "...",
-/// "request": {JSON Schema}, "result": {JSON Schema}}, ...]}`. Needs no store.
+/// "access": "writes", "request": {JSON Schema}, "result": {JSON Schema}}, ...]}`. Needs no
+/// store.
 ///
 /// Errors: `NULL_PARAMETER`.
 ///

@@ -123,15 +123,11 @@ impl PyMemcore {
         py: Python<'_>,
         name: &'static str,
         request: Value,
-        field: Option<&str>,
+        field: &str,
         class: &str,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let mut result = self.call_json(py, name, request)?;
-        let items = match field {
-            Some(field) => result[field].take(),
-            None => result,
-        };
-        let Value::Array(items) = items else { return Ok(Vec::new()) };
+        let Value::Array(items) = result[field].take() else { return Ok(Vec::new()) };
         let kind = kind_index(class)?;
         items.into_iter().map(|item| Ok(record(py, kind, item)?.unbind())).collect()
     }
@@ -278,7 +274,7 @@ impl PyMemcore {
         memory.insert("content".into(), py_to_json(content, "content", 1)?);
         let request =
             json!({"memories": [memory], "mode": put_mode(create_only), "commit": commit});
-        let mut stored = self.call_records(py, "put", request, Some("memories"), "Memory")?;
+        let mut stored = self.call_records(py, "put", request, "memories", "Memory")?;
         stored.pop().ok_or_else(|| invalid(py, "put stored nothing", "report this as a bug"))
     }
 
@@ -333,7 +329,7 @@ impl PyMemcore {
         }
         let request =
             json!({"memories": memories, "mode": put_mode(create_only), "commit": commit});
-        self.call_records(py, "put", request, Some("memories"), "Memory")
+        self.call_records(py, "put", request, "memories", "Memory")
     }
 
     /// The memory `id` (or `collection/id`), from `collection` when given; at an earlier
@@ -451,7 +447,7 @@ impl PyMemcore {
         collection: Option<&str>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let request = json!({"ref": reference(py, id, collection)?});
-        self.call_records(py, "versions", request, None, "Version")
+        self.call_records(py, "versions", request, "versions", "Version")
     }
 
     /// A unified diff of the memory's file from revision `from_rev` to `to_rev` (each as
@@ -596,13 +592,7 @@ impl PyMemcore {
         text: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let request = keepit_source(py, id, collection, text)?;
-        self.call_records(
-            py,
-            "keepit_list",
-            Value::Object(request),
-            Some("markers"),
-            "KeepitMarker",
-        )
+        self.call_records(py, "keepit_list", Value::Object(request), "markers", "KeepitMarker")
     }
 
     /// Sets the weight of marker `index` (from 0, as `keepit_list` numbers them) of the
@@ -691,14 +681,14 @@ impl PyMemcore {
         collection: Option<&str>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let request = json!({"ref": reference(py, id, collection)?});
-        self.call_records(py, "links", request, Some("links"), "LinkEdge")
+        self.call_records(py, "links", request, "links", "LinkEdge")
     }
 
     /// Every link into `target`: a memory (`collection/id` or its id), a ghost node
     /// (`"ghost:src/server.py"`) or a target as links write it; `LinkEdge` records by source,
     /// then position. Nothing linking there is an empty list.
     fn backlinks(&self, py: Python<'_>, target: &str) -> PyResult<Vec<Py<PyAny>>> {
-        self.call_records(py, "backlinks", json!({"target": target}), Some("links"), "LinkEdge")
+        self.call_records(py, "backlinks", json!({"target": target}), "links", "LinkEdge")
     }
 
     /// Adds `text` to the end of the memory `id`, after a blank line, and returns it as

@@ -27,11 +27,14 @@ def test_operations_list_each_operation_with_its_schemas() -> None:
     assert len(names) == len(set(names))
     assert METHODS <= set(names)
     for op in operations:
-        assert set(op) == {"name", "summary", "request", "result"}, op["name"]
+        assert set(op) == {"name", "summary", "access", "request", "result"}, op["name"]
+        assert op["access"] in {"reads", "writes"}, op["name"]
         assert isinstance(op["summary"], str) and op["summary"]
         assert op["request"]["type"] == "object", op["name"]
         assert isinstance(op["result"], dict) and op["result"], op["name"]
     by_name = {op["name"]: op for op in operations}
+    assert by_name["search"]["access"] == "reads"
+    assert by_name["put"]["access"] == "writes"
     search = by_name["search"]["request"]
     assert search["required"] == ["text"]
     assert {"text", "mode", "limit", "recency", "created_after"} <= set(search["properties"])
@@ -61,7 +64,7 @@ def test_call_returns_the_records_the_methods_return(store: memcore.Memcore, ket
     assert store.call("get", ref="kettles", version="1") == store.get_version("kettles", 1)
     assert store.call("get", ref="kettles", version=None) == kettles, "None counts as left out"
     assert store.call("collections") == {"collections": ("memory",)}
-    assert store.call("versions", ref="kettles") == tuple(store.versions("kettles"))
+    assert store.call("versions", ref="kettles") == {"versions": tuple(store.versions("kettles"))}
     assert store.call("stats") == store.stats()
     assert store.call("verify") == store.verify()
     listing = store.call("list", filters={"tags": "kitchen"})

@@ -81,7 +81,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "search": lambda s, r: s.search(**r),
     "list": lambda s, r: s.list(**r),
     "collections": lambda s, r: {"collections": s.collections()},
-    "versions": lambda s, r: s.versions(r["ref"]),
+    "versions": lambda s, r: {"versions": s.versions(r["ref"])},
     "diff": lambda s, r: {"diff": s.diff(r["ref"], r["from"], r.get("to", "current"))},
     "hydrate": lambda s, r: s.hydrate(r["ref"], r.get("level", "summary")),
     "stats": lambda s, r: s.stats(),

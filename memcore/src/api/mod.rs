@@ -38,7 +38,7 @@ use serde_json::Value;
 pub use self::operations::OPERATIONS;
 pub use self::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
+    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest, VersionsResult,
 };
 use crate::{Error, Memcore, Memory, Result};
 
@@ -48,12 +48,27 @@ pub trait Operation {
     const NAME: &'static str;
     /// One line saying what it does, for tool listings (MCP) and help.
     const SUMMARY: &'static str;
+    /// Whether it changes the store (MCP's read-only hint, an HTTP method).
+    const ACCESS: Access;
     /// What it takes.
     type Request: DeserializeOwned + JsonSchema + 'static;
     /// What it returns.
     type Result: Serialize + JsonSchema;
     /// Runs it.
     fn run(memcore: &Memcore, request: Self::Request) -> Result<Self::Result>;
+}
+
+/// Whether an operation changes what the store holds.
+///
+/// Index upkeep and access bookkeeping do not count: `search` [`reads`](Access::Reads) even
+/// when it repairs a stale index on the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Only reads: calling it again gives the same answer and changes no memory.
+    Reads,
+    /// Writes memories, their metadata, the trash or the session registry.
+    Writes,
 }
 
 /// An operation as the registry keeps it: its name and summary, a type-erased call, and the
@@ -64,6 +79,8 @@ pub struct OperationEntry {
     pub name: &'static str,
     /// What it does, in one line.
     pub summary: &'static str,
+    /// Whether it changes the store.
+    pub access: Access,
     call: fn(&Memcore, Value) -> Result<Value>,
     request_schema: fn() -> Schema,
     result_schema: fn() -> Schema,
@@ -81,6 +98,7 @@ impl OperationEntry {
         Self {
             name: O::NAME,
             summary: O::SUMMARY,
+            access: O::ACCESS,
             call: call_erased::<O>,
             request_schema: schema_of::<O::Request>,
             result_schema: schema_of::<O::Result>,
@@ -97,12 +115,13 @@ impl OperationEntry {
         (self.result_schema)()
     }
 
-    /// The operation as every binding lists it: `{"name", "summary", "request", "result"}`,
-    /// the last two its records' JSON Schemas.
+    /// The operation as every binding lists it: `{"name", "summary", "access", "request",
+    /// "result"}`, the last two its records' JSON Schemas.
     ///
     /// ```
     /// let put = memcore::api::operation("put")?.describe();
     /// assert_eq!(put["name"], "put");
+    /// assert_eq!(put["access"], "writes");
     /// assert!(put["request"]["properties"]["memories"].is_object());
     /// # Ok::<(), memcore::Error>(())
     /// ```
@@ -110,6 +129,7 @@ impl OperationEntry {
         serde_json::json!({
             "name": self.name,
             "summary": self.summary,
+            "access": self.access,
             "request": self.request_schema(),
             "result": self.result_schema(),
         })
@@ -311,6 +331,10 @@ mod tests {
             let schema = entry.request_schema();
             let schema = schema.as_object().expect("object schema");
             assert_eq!(schema.get("type"), Some(&json!("object")), "{}", entry.name);
+            // A record, never a bare list: MCP's structured content and every binding's
+            // result are objects, so a result can gain fields without breaking callers.
+            let result = entry.result_schema();
+            assert_eq!(result.get("type"), Some(&json!("object")), "{} result", entry.name);
             assert!(!entry.summary.is_empty());
         }
     }

@@ -4,9 +4,9 @@
 
 use super::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest,
+    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest, VersionsResult,
 };
-use super::{Operation, OperationEntry};
+use super::{Access, Operation, OperationEntry};
 use crate::capture::{CaptureDecision, CaptureRequest};
 use crate::compose::{ComposeRequest, ComposedContext};
 use crate::decay::{
@@ -20,7 +20,7 @@ use crate::session::{
 };
 use crate::{
     Hydrated, ListOptions, Listing, Memcore, Query, ReindexReport, RepairReport, Result,
-    SearchResults, Stats, SyncReport, TrashEntry, VerifyReport, Version,
+    SearchResults, Stats, SyncReport, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -61,12 +61,22 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<SessionPrune>(),
 ];
 
+/// The [`Access`] an operation declares: `reads` or `writes`.
+macro_rules! access {
+    (reads) => {
+        Access::Reads
+    };
+    (writes) => {
+        Access::Writes
+    };
+}
+
 /// Declares an operation: a unit struct and its [`Operation`] impl, whose `run` is `body`
 /// with the handle and the request bound to the two names given.
 macro_rules! operation {
     (
         $(#[$doc:meta])*
-        $op:ident = $name:literal, $summary:literal,
+        $op:ident = $name:literal ($access:ident), $summary:literal,
         |$memcore:ident, $request:ident: $request_ty:ty| -> $result_ty:ty $body:block
     ) => {
         $(#[$doc])*
@@ -75,6 +85,7 @@ macro_rules! operation {
         impl Operation for $op {
             const NAME: &'static str = $name;
             const SUMMARY: &'static str = $summary;
+            const ACCESS: Access = access!($access);
             type Request = $request_ty;
             type Result = $result_ty;
 
@@ -85,7 +96,7 @@ macro_rules! operation {
 
 operation! {
     /// `put`: [`Memcore::put_many_with`], or [`Memcore::put_many_at`] with a commit.
-    Put = "put", "Store memories (markdown content plus metadata), replacing ones with the same id",
+    Put = "put" (writes), "Store memories (markdown content plus metadata), replacing ones with the same id",
     |memcore, request: PutRequest| -> PutResult {
         let stored = match &request.commit {
             Some(rev) => memcore.put_many_at(request.memories, rev, request.mode)?,
@@ -97,7 +108,7 @@ operation! {
 
 operation! {
     /// `get`: [`Memcore::get`], or [`Memcore::get_version`] with a version.
-    Get = "get", "Read one memory, as it is now or at an earlier version",
+    Get = "get" (reads), "Read one memory, as it is now or at an earlier version",
     |memcore, request: VersionRequest| -> MemoryRecord {
         let memory = match &request.version {
             Some(rev) => memcore.get_version(&request.reference, rev)?,
@@ -109,7 +120,7 @@ operation! {
 
 operation! {
     /// `update`: [`Memcore::update`].
-    Update = "update",
+    Update = "update" (writes),
     "Change a memory's content or metadata (a new version; the old one stays in history)",
     |memcore, request: UpdateRequest| -> MemoryRecord {
         memcore.update(&request.reference, request.change).map(MemoryRecord::of)
@@ -118,13 +129,13 @@ operation! {
 
 operation! {
     /// `delete`: [`Memcore::delete`].
-    Delete = "delete", "Move a memory to the trash (restore brings it back)",
+    Delete = "delete" (writes), "Move a memory to the trash (restore brings it back)",
     |memcore, request: RefRequest| -> TrashEntry { memcore.delete(&request.reference) }
 }
 
 operation! {
     /// `restore`: [`Memcore::restore`], or [`Memcore::restore_version`] with a version.
-    Restore = "restore",
+    Restore = "restore" (writes),
     "Bring a deleted memory back from the trash, or write an earlier version back",
     |memcore, request: VersionRequest| -> MemoryRecord {
         let memory = match &request.version {
@@ -137,20 +148,20 @@ operation! {
 
 operation! {
     /// `search`: [`Memcore::search`].
-    Search = "search",
+    Search = "search" (reads),
     "Find memories by meaning and words (hybrid, semantic or full text), with filters",
     |memcore, request: Query| -> SearchResults { memcore.search(&request) }
 }
 
 operation! {
     /// `list`: [`Memcore::list`].
-    List = "list", "List memories by collection then id, optionally filtered by key=value",
+    List = "list" (reads), "List memories by collection then id, optionally filtered by key=value",
     |memcore, request: ListOptions| -> Listing { memcore.list(&request) }
 }
 
 operation! {
     /// `collections`: [`Memcore::collections`].
-    Collections = "collections", "List the store's collections",
+    Collections = "collections" (reads), "List the store's collections",
     |memcore, _request: NoArguments| -> CollectionsResult {
         Ok(CollectionsResult { collections: memcore.collections()? })
     }
@@ -158,13 +169,15 @@ operation! {
 
 operation! {
     /// `versions`: [`Memcore::versions`].
-    Versions = "versions", "List a memory's versions, oldest first",
-    |memcore, request: RefRequest| -> Vec<Version> { memcore.versions(&request.reference) }
+    Versions = "versions" (reads), "List a memory's versions, oldest first",
+    |memcore, request: RefRequest| -> VersionsResult {
+        Ok(VersionsResult { versions: memcore.versions(&request.reference)? })
+    }
 }
 
 operation! {
     /// `diff`: [`Memcore::diff`].
-    Diff = "diff", "Show how a memory changed between two versions",
+    Diff = "diff" (reads), "Show how a memory changed between two versions",
     |memcore, request: DiffRequest| -> DiffResult {
         let diff = memcore.diff(&request.reference, &request.from, &request.to)?;
         Ok(DiffResult { diff })
@@ -173,7 +186,7 @@ operation! {
 
 operation! {
     /// `hydrate`: [`Memcore::hydrate`].
-    Hydrate = "hydrate",
+    Hydrate = "hydrate" (reads),
     "Read a memory with its git context: its note and commit, then the files changed",
     |memcore, request: HydrateRequest| -> Hydrated {
         memcore.hydrate(&request.reference, request.level)
@@ -182,13 +195,13 @@ operation! {
 
 operation! {
     /// `stats`: [`Memcore::stats`].
-    StatsOp = "stats", "Count the store's memories by collection and status",
+    StatsOp = "stats" (reads), "Count the store's memories by collection and status",
     |memcore, _request: NoArguments| -> Stats { memcore.stats() }
 }
 
 operation! {
     /// `opened`: [`Memcore::opened_with`].
-    Opened = "opened",
+    Opened = "opened" (reads),
     "Say what opening the store did to its indexes (a damaged index rebuilt, a crash replayed)",
     |memcore, _request: NoArguments| -> OpenedResult {
         Ok(OpenedResult { maintenance: memcore.opened_with().to_vec() })
@@ -197,32 +210,32 @@ operation! {
 
 operation! {
     /// `verify`: [`Memcore::verify`].
-    Verify = "verify", "Compare every index with the store (changes nothing)",
+    Verify = "verify" (reads), "Compare every index with the store (changes nothing)",
     |memcore, _request: NoArguments| -> VerifyReport { memcore.verify() }
 }
 
 operation! {
     /// `repair`: [`Memcore::repair`].
-    Repair = "repair", "Re-index what verify finds missing or stale",
+    Repair = "repair" (writes), "Re-index what verify finds missing or stale",
     |memcore, _request: NoArguments| -> RepairReport { memcore.repair() }
 }
 
 operation! {
     /// `reindex`: [`Memcore::reindex`] (without progress reports).
-    Reindex = "reindex", "Rebuild every index from the store",
+    Reindex = "reindex" (writes), "Rebuild every index from the store",
     |memcore, _request: NoArguments| -> ReindexReport { memcore.reindex(&mut |_| {}) }
 }
 
 operation! {
     /// `sync`: [`Memcore::sync`].
-    Sync = "sync",
+    Sync = "sync" (writes),
     "Index changes made behind memcore's back (e.g. git notes fetched from a clone)",
     |memcore, _request: NoArguments| -> SyncReport { memcore.sync() }
 }
 
 operation! {
     /// `transition`: [`Memcore::transition`].
-    Transition = "transition",
+    Transition = "transition" (writes),
     "Move a memory to another lifecycle status (active, resolved, archived, tombstone)",
     |memcore, request: TransitionRequest| -> MemoryRecord {
         memcore.transition(&request.reference, request.status).map(MemoryRecord::of)
@@ -231,7 +244,7 @@ operation! {
 
 operation! {
     /// `lifecycle`: [`Memcore::process_lifecycle`].
-    Lifecycle = "lifecycle",
+    Lifecycle = "lifecycle" (writes),
     "Archive, tombstone and delete memories by age and relevance (dry_run to only plan)",
     |memcore, request: LifecycleOptions| -> LifecycleReport {
         memcore.process_lifecycle(&request)
@@ -240,7 +253,7 @@ operation! {
 
 operation! {
     /// `keepit_list`: [`Memcore::keepit_markers`].
-    KeepitList = "keepit_list", "List the ##keepitX.XX## markers of a memory or a text",
+    KeepitList = "keepit_list" (reads), "List the ##keepitX.XX## markers of a memory or a text",
     |memcore, request: KeepitSource| -> KeepitMarkers {
         Ok(KeepitMarkers { markers: memcore.keepit_markers(&request)? })
     }
@@ -248,7 +261,7 @@ operation! {
 
 operation! {
     /// `keepit_set`: [`Memcore::set_keepit_weight`].
-    KeepitSet = "keepit_set", "Change the weight of one keepit marker of a memory, in place",
+    KeepitSet = "keepit_set" (writes), "Change the weight of one keepit marker of a memory, in place",
     |memcore, request: KeepitSetRequest| -> MemoryRecord {
         memcore
             .set_keepit_weight(&request.reference, request.index, request.weight)
@@ -258,14 +271,14 @@ operation! {
 
 operation! {
     /// `keepit_preview`: [`Memcore::keepit_preview`].
-    KeepitPreviewOp = "keepit_preview",
+    KeepitPreviewOp = "keepit_preview" (reads),
     "Show which keepit markers survive a compression at each session distance",
     |memcore, request: KeepitPreviewRequest| -> KeepitPreview { memcore.keepit_preview(&request) }
 }
 
 operation! {
     /// `capture`: [`Memcore::capture`].
-    Capture = "capture",
+    Capture = "capture" (writes),
     "Find what in a text is worth remembering ([remember] markers, decisions, learnings, \
      blockers, ...), check it is new, and store it when asked (apply)",
     |memcore, request: CaptureRequest| -> CaptureDecision { memcore.capture(&request) }
@@ -273,7 +286,7 @@ operation! {
 
 operation! {
     /// `links`: [`Memcore::links`].
-    Links = "links",
+    Links = "links" (reads),
     "List a memory's [[links]]: the memory or ghost node each reaches, edge type, anchor context",
     |memcore, request: RefRequest| -> LinkList {
         Ok(LinkList { links: memcore.links(&request.reference)? })
@@ -282,7 +295,7 @@ operation! {
 
 operation! {
     /// `backlinks`: [`Memcore::backlinks`].
-    Backlinks = "backlinks",
+    Backlinks = "backlinks" (reads),
     "List the links into a memory or ghost node (ghost:src/server.py), with their anchor context",
     |memcore, request: BacklinksRequest| -> LinkList {
         Ok(LinkList { links: memcore.backlinks(&request.target)? })
@@ -291,7 +304,7 @@ operation! {
 
 operation! {
     /// `append`: [`Memcore::append`].
-    Append = "append", "Add text to the end of a memory (a new version; its links re-indexed)",
+    Append = "append" (writes), "Add text to the end of a memory (a new version; its links re-indexed)",
     |memcore, request: AppendRequest| -> MemoryRecord {
         memcore.append(&request.reference, &request.text).map(MemoryRecord::of)
     }
@@ -299,7 +312,7 @@ operation! {
 
 operation! {
     /// `merge`: [`Memcore::merge`].
-    Merge = "merge",
+    Merge = "merge" (writes),
     "Merge memories into a new one (content under headings, tags united, links re-pointed, \
      sources to the trash), all or nothing",
     |memcore, request: MergeRequest| -> MergeResult { memcore.merge(&request) }
@@ -307,7 +320,7 @@ operation! {
 
 operation! {
     /// `compose`: [`Memcore::compose`].
-    Compose = "compose",
+    Compose = "compose" (reads),
     "Assemble the context for a prompt within a token budget: working memory (pinned, \
      blockers, recent decisions) plus what the query finds, labelled [M1]... for citation, \
      with a manifest of every candidate and why it was or was not included",
@@ -316,7 +329,7 @@ operation! {
 
 operation! {
     /// `session_add`: [`Memcore::session_add`].
-    SessionAdd = "session_add",
+    SessionAdd = "session_add" (writes),
     "Register a conversation transcript (Claude Code JSONL or {role, content, timestamp} \
      lines) as a session: an immutable copy, its tokens, times and keepit markers",
     |memcore, request: SessionAddRequest| -> SessionRecord { memcore.session_add(&request) }
@@ -324,20 +337,20 @@ operation! {
 
 operation! {
     /// `session_list`: [`Memcore::session_list`].
-    SessionList = "session_list", "List the registered sessions and compositions",
+    SessionList = "session_list" (reads), "List the registered sessions and compositions",
     |memcore, _request: NoArguments| -> SessionListing { memcore.session_list() }
 }
 
 operation! {
     /// `session_show`: [`Memcore::session_show`].
-    SessionShow = "session_show",
+    SessionShow = "session_show" (reads),
     "Show a session: its metadata, keepit markers and compression versions",
     |memcore, request: SessionRequest| -> SessionRecord { memcore.session_show(&request.session) }
 }
 
 operation! {
     /// `session_compress`: [`Memcore::session_compress`].
-    SessionCompress = "session_compress",
+    SessionCompress = "session_compress" (writes),
     "Compress a session into a new version (uniform or tiered; keepit markers survive by \
      the decay threshold) with the extractive summariser or the handle's callback",
     |memcore, request: SessionCompressRequest| -> CompressionRecord {
@@ -347,7 +360,7 @@ operation! {
 
 operation! {
     /// `session_compose`: [`Memcore::session_compose`].
-    SessionCompose = "session_compose",
+    SessionCompose = "session_compose" (writes),
     "Compose several sessions into one context within a token budget, choosing or making a \
      version of each (seed 004's composition algorithm)",
     |memcore, request: SessionComposeRequest| -> CompositionRecord {
@@ -357,7 +370,7 @@ operation! {
 
 operation! {
     /// `session_prune`: [`Memcore::session_prune`].
-    SessionPrune = "session_prune",
+    SessionPrune = "session_prune" (writes),
     "Delete compression versions of a session (refusing, unless forced, ones a composition uses)",
     |memcore, request: SessionPruneRequest| -> PruneResult { memcore.session_prune(&request) }
 }

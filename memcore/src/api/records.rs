@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::store::PutMode;
-use crate::{HydrationLevel, Memcore, Memory, MemoryRef, MemoryUpdate, NewMemory};
+use crate::{HydrationLevel, Memcore, Memory, MemoryRef, MemoryUpdate, NewMemory, Version};
 
 /// A memory with its `ref`: how every binding receives a whole memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -106,6 +106,14 @@ pub struct DiffRequest {
 
 fn current() -> String {
     Memcore::CURRENT.to_owned()
+}
+
+/// What `versions` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct VersionsResult {
+    /// The memory's versions, oldest first.
+    pub versions: Vec<Version>,
 }
 
 /// What `diff` returns.
