@@ -147,6 +147,9 @@ pub(crate) enum Command {
     /// `hook install` prints or merges the hook settings for Claude Code
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Serve the store to an MCP client over stdio (JSON-RPC on stdin/stdout, logs on
+    /// stderr): one tool per operation, with JSON Schemas for arguments and results
+    Mcp(McpArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them
@@ -156,6 +159,16 @@ pub(crate) enum Command {
     Call(CallArgs),
     /// List the operations `call` runs, or print one's request and result JSON Schemas
     Operations(OperationsArgs),
+}
+
+/// `mcp`.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// The tools to offer, comma-separated operation names, or `all` (default: the ones an
+    /// agent uses: put, get, update, append, delete, restore, search, list, links,
+    /// backlinks, stats, merge, capture, compose, lifecycle, transition)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(crate) tools: Vec<String>,
 }
 
 /// `call`.

@@ -1,14 +1,16 @@
 //! `memcore`: persistent, searchable memory for AI agents, from a shell.
 //!
 //! A thin command over the `memcore` library: parse the command line (`cli`), open the store
-//! the global flags name (`store`), run one subcommand (`commands`), print its result as
-//! text or JSON (`output`) and exit with a code that says what went wrong (`exit`).
+//! the global flags name (`store`), run one subcommand (`commands`; the MCP server is `mcp`),
+//! print its result as text or JSON (`output`) and exit with a code that says what went wrong
+//! (`exit`).
 
 mod cli;
 mod commands;
 mod exit;
 mod failure;
 mod input;
+mod mcp;
 mod output;
 mod store;
 

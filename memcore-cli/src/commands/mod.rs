@@ -55,6 +55,10 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Compose(args) => compose::compose(&open(global, out)?, args, out),
         Command::Session(command) => compose::session(&open(global, out)?, command, out),
         Command::Hook(command) => hook::command(global, command, out),
+        Command::Mcp(args) => {
+            let tools = crate::mcp::Catalogue::select(&args.tools)?;
+            crate::mcp::serve(open(global, out)?, tools)
+        }
         Command::Init(args) => init::run(global, &args, out),
         Command::Model => model::run(global, out),
         Command::Call(args) => {

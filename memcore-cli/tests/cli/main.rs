@@ -21,6 +21,7 @@ mod history;
 mod hook;
 mod links;
 mod maintenance;
+mod mcp;
 mod memories;
 mod operations;
 mod project;

@@ -1,0 +1,137 @@
+//! [`Catalogue`]: the operations `memcore mcp` offers as tools, and each one's MCP tool
+//! description built from the operation registry.
+
+use std::sync::Arc;
+
+use memcore::api::{Access, OPERATIONS, OperationEntry, operation};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::Value;
+
+use crate::failure::Failure;
+
+/// The tools offered when `--tools` is not given: what an agent uses while it works (seed
+/// 001's nine: create, read, update, append, delete, search, search linked, stats, merge; plus
+/// capture, compose and the lifecycle). Index upkeep, history and sessions are one
+/// `--tools all` away.
+const AGENT_TOOLS: [&str; 16] = [
+    "put",
+    "get",
+    "update",
+    "append",
+    "delete",
+    "restore",
+    "search",
+    "list",
+    "links",
+    "backlinks",
+    "stats",
+    "merge",
+    "capture",
+    "compose",
+    "lifecycle",
+    "transition",
+];
+
+/// The operations offered as tools, in the registry's order.
+#[derive(Debug, Clone)]
+pub(crate) struct Catalogue {
+    entries: Vec<&'static OperationEntry>,
+}
+
+impl Catalogue {
+    /// The tools `--tools` names: none given means the agent set, `all` every operation,
+    /// otherwise the operations named.
+    ///
+    /// # Errors
+    ///
+    /// A usage failure naming an operation that does not exist.
+    pub(crate) fn select(names: &[String]) -> Result<Self, Failure> {
+        let wanted: Vec<&str> = match names {
+            [] => AGENT_TOOLS.to_vec(),
+            [all] if all == "all" => OPERATIONS.iter().map(|entry| entry.name).collect(),
+            names => {
+                for name in names {
+                    operation(name.trim())?;
+                }
+                names.iter().map(|name| name.trim()).collect()
+            }
+        };
+        let entries = OPERATIONS.iter().filter(|entry| wanted.contains(&entry.name)).collect();
+        Ok(Self { entries })
+    }
+
+    /// The operation offered as the tool `name`.
+    pub(crate) fn find(&self, name: &str) -> Option<&'static OperationEntry> {
+        self.entries.iter().copied().find(|entry| entry.name == name)
+    }
+
+    /// Every tool, as `tools/list` describes it.
+    pub(crate) fn tools(&self) -> Vec<Tool> {
+        self.entries.iter().map(|entry| tool(entry)).collect()
+    }
+}
+
+/// The MCP tool of one operation: its name, summary, request schema as the input schema,
+/// result schema as the output schema, and whether it only reads.
+pub(crate) fn tool(entry: &OperationEntry) -> Tool {
+    let reads = entry.access == Access::Reads;
+    let annotations = ToolAnnotations::from_raw(
+        None,
+        Some(reads),
+        // Writes keep history (versions, the trash), but a merge or a prune still removes
+        // what a client sees: leave the hint at its cautious default.
+        None,
+        Some(reads),
+        Some(false),
+    );
+    Tool::new(entry.name, entry.summary, Arc::new(object(entry.request_schema().to_value())))
+        .with_raw_output_schema(Arc::new(object(entry.result_schema().to_value())))
+        .with_annotations(annotations)
+}
+
+/// A JSON Schema as the object MCP carries. Every record's schema is an object (the
+/// catalogue's tests hold every operation to it), so nothing is lost.
+fn object(schema: Value) -> JsonObject {
+    match schema {
+        Value::Object(fields) => fields,
+        _ => JsonObject::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_is_a_tool_with_object_schemas() {
+        let catalogue = Catalogue::select(&["all".to_owned()]).expect("all");
+        let tools = catalogue.tools();
+        assert_eq!(tools.len(), OPERATIONS.len());
+        for tool in tools {
+            assert_eq!(tool.input_schema.get("type"), Some(&"object".into()), "{}", tool.name);
+            let output = tool.output_schema.as_ref().expect("an output schema");
+            assert_eq!(output.get("type"), Some(&"object".into()), "{}", tool.name);
+            assert!(tool.description.as_ref().is_some_and(|text| !text.is_empty()));
+        }
+    }
+
+    #[test]
+    fn the_default_is_the_agent_set_in_registry_order() {
+        let catalogue = Catalogue::select(&[]).expect("default");
+        let names: Vec<_> = catalogue.tools().into_iter().map(|tool| tool.name).collect();
+        assert_eq!(names.len(), AGENT_TOOLS.len(), "every agent tool is an operation");
+        assert_eq!(names.first().map(AsRef::as_ref), Some("put"));
+        let search = catalogue.find("search").map(tool).expect("search");
+        let hints = search.annotations.expect("annotations");
+        assert_eq!((hints.read_only_hint, hints.open_world_hint), (Some(true), Some(false)));
+        assert!(catalogue.find("reindex").is_none());
+    }
+
+    #[test]
+    fn a_named_list_is_checked() {
+        let chosen = Catalogue::select(&["search".to_owned(), " get".to_owned()]).expect("ok");
+        assert_eq!(chosen.entries.len(), 2);
+        let err = Catalogue::select(&["serch".to_owned()]).expect_err("unknown");
+        assert!(err.message().contains("unknown operation \"serch\""), "{}", err.message());
+    }
+}
