@@ -47,7 +47,7 @@ pub(crate) struct Cli {
 }
 
 /// Flags every subcommand takes: which store, and how to print.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct GlobalArgs {
     /// Use the project-local store (nearest .memcore.yaml walking up); an error outside one
     #[arg(long, global = true, conflicts_with_all = ["global", "store"])]
@@ -147,8 +147,8 @@ pub(crate) enum Command {
     /// `hook install` prints or merges the hook settings for Claude Code
     #[command(subcommand)]
     Hook(HookCommand),
-    /// Serve the store to an MCP client over stdio (JSON-RPC on stdin/stdout, logs on
-    /// stderr): one tool per operation, with JSON Schemas for arguments and results
+    /// Serve the store to an MCP client over stdio (JSON-RPC on stdin/stdout, warnings on
+    /// stderr): operations as tools, with JSON Schemas for arguments and results
     Mcp(McpArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
@@ -164,9 +164,9 @@ pub(crate) enum Command {
 /// `mcp`.
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
-    /// The tools to offer, comma-separated operation names, or `all` (default: the ones an
-    /// agent uses: put, get, update, append, delete, restore, search, list, links,
-    /// backlinks, stats, merge, capture, compose, lifecycle, transition)
+    /// The tools to offer: comma-separated operation names (`memcore operations` lists
+    /// them), or `all` (default: the sixteen an agent uses while it works; `all` adds
+    /// history, sessions and index upkeep)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(crate) tools: Vec<String>,
 }

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use crate::failure::Failure;
 
-/// The tools offered when `--tools` is not given: what an agent uses while it works (seed
-/// 001's nine: create, read, update, append, delete, search, search linked, stats, merge; plus
-/// capture, compose and the lifecycle). Index upkeep, history and sessions are one
-/// `--tools all` away.
+/// The tools offered when `--tools` is not given: what an agent uses while it works. Seed
+/// 001's nine (create `put`, read `get`, `update`, `append`, `delete`, `search`, search linked
+/// `search` with `linked_to` and `backlinks`, `stats`, `merge`), the way back (`restore`),
+/// browsing (`list`, `links`), and the engines (`capture`, `compose`, `lifecycle`,
+/// `transition`). Index upkeep, history and sessions are one `--tools all` away.
 const AGENT_TOOLS: [&str; 16] = [
     "put",
     "get",
@@ -65,6 +66,11 @@ impl Catalogue {
         self.entries.iter().copied().find(|entry| entry.name == name)
     }
 
+    /// The names of the tools, in order.
+    pub(crate) fn names(&self) -> Vec<&'static str> {
+        self.entries.iter().map(|entry| entry.name).collect()
+    }
+
     /// Every tool, as `tools/list` describes it.
     pub(crate) fn tools(&self) -> Vec<Tool> {
         self.entries.iter().map(|entry| tool(entry)).collect()
@@ -73,7 +79,7 @@ impl Catalogue {
 
 /// The MCP tool of one operation: its name, summary, request schema as the input schema,
 /// result schema as the output schema, and whether it only reads.
-pub(crate) fn tool(entry: &OperationEntry) -> Tool {
+fn tool(entry: &OperationEntry) -> Tool {
     let reads = entry.access == Access::Reads;
     let annotations = ToolAnnotations::from_raw(
         None,
@@ -89,12 +95,12 @@ pub(crate) fn tool(entry: &OperationEntry) -> Tool {
         .with_annotations(annotations)
 }
 
-/// A JSON Schema as the object MCP carries. Every record's schema is an object (the
-/// catalogue's tests hold every operation to it), so nothing is lost.
+/// A JSON Schema as the object MCP carries. A record's schema is always an object (the
+/// registry's tests hold every operation's request and result to it).
 fn object(schema: Value) -> JsonObject {
     match schema {
         Value::Object(fields) => fields,
-        _ => JsonObject::new(),
+        other => unreachable!("a record's JSON Schema is an object, not {other}"),
     }
 }
 
@@ -121,6 +127,7 @@ mod tests {
         let names: Vec<_> = catalogue.tools().into_iter().map(|tool| tool.name).collect();
         assert_eq!(names.len(), AGENT_TOOLS.len(), "every agent tool is an operation");
         assert_eq!(names.first().map(AsRef::as_ref), Some("put"));
+        assert_eq!(catalogue.names().len(), AGENT_TOOLS.len());
         let search = catalogue.find("search").map(tool).expect("search");
         let hints = search.annotations.expect("annotations");
         assert_eq!((hints.read_only_hint, hints.open_world_hint), (Some(true), Some(false)));

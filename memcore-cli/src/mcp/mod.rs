@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use memcore::Memcore;
 use rmcp::ServiceExt;
+use rmcp::service::QuitReason;
 
 pub(crate) use self::catalogue::Catalogue;
 use self::server::Server;
@@ -24,29 +25,33 @@ use crate::failure::Failure;
 
 /// Serves `memcore`'s `tools` on stdin/stdout until the client closes the connection.
 ///
-/// A call in flight when the client goes away still finishes (its write is atomic either
-/// way), then the server exits.
+/// A call in flight when the client closes its end runs to its end before the process exits:
+/// dropping the runtime waits for its blocking tasks (so never shut it down with a timeout
+/// here). A client that then kills the server leaves that write whole or absent, since every
+/// write is atomic.
 pub(crate) fn serve(memcore: Memcore, tools: Catalogue) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| stopped("cannot start the server's event loop", &err))?;
+        .map_err(|err| memcore::Error::io("starting the MCP server's event loop", err))?;
     let server = Server::new(Arc::new(memcore), tools);
     runtime.block_on(async {
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|err| stopped("the MCP client did not complete the handshake", &err))?;
-        running.waiting().await.map_err(|err| stopped("the MCP server stopped", &err))?;
-        Ok(())
+        let running = server.serve(rmcp::transport::stdio()).await.map_err(|err| {
+            Failure::usage(
+                format!("the MCP client did not complete the handshake: {err}"),
+                "run `memcore mcp` from an MCP client (it speaks JSON-RPC on stdin/stdout), \
+                 e.g. `{\"command\": \"memcore\", \"args\": [\"mcp\"]}` in its server settings",
+            )
+        })?;
+        match running.waiting().await {
+            Ok(QuitReason::JoinError(err)) | Err(err) => Err(stopped(err)),
+            Ok(_) => Ok(()),
+        }
     })
 }
 
-/// A failure that ends the server.
-fn stopped(what: &str, err: &dyn std::fmt::Display) -> Failure {
-    Failure::usage(
-        format!("{what}: {err}"),
-        "run `memcore mcp` from an MCP client (it speaks JSON-RPC on stdin/stdout), e.g. \
-         `{\"command\": \"memcore\", \"args\": [\"mcp\"]}` in the client's server settings",
-    )
+/// The failure of a server whose protocol task stopped unexpectedly (a bug).
+fn stopped(err: tokio::task::JoinError) -> Failure {
+    let err = std::io::Error::other(format!("the MCP server stopped unexpectedly: {err}"));
+    memcore::Error::io("serving MCP", err).into()
 }

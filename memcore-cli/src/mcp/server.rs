@@ -1,27 +1,25 @@
 //! [`Server`]: the MCP handler. `tools/list` is the [`Catalogue`]; `tools/call` runs the
 //! operation on a blocking thread and answers with its result record as structured content.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use memcore::Memcore;
-use memcore::api::OperationEntry;
+use memcore::api::{OperationEntry, operation};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::catalogue::{Catalogue, tool};
+use super::catalogue::Catalogue;
 
-/// What the server tells a client about using it, once, at the handshake.
-const INSTRUCTIONS: &str = "memcore is this project's long-term memory. Search it before \
-    answering from assumptions (`search`; `compose` gives a ready context block within a token \
-    budget), store what is worth keeping (`capture` decides from a message; `put` stores a \
-    memory as given: markdown content, a type such as decision or preference, tags), and keep \
-    it true (`update`, `append`, `merge`, `delete` to the trash, `restore`). A memory is named \
-    `collection/id` or by its id alone. Every failure carries a category and a recovery hint.";
+/// What the server tells a client about using it, at the handshake, before the tools.
+const INSTRUCTIONS: &str = "memcore is this project's long-term memory: search it before \
+    answering from assumptions, and store what is worth keeping. A memory is named \
+    `collection/id` or by its id alone. Every failure says what went wrong and how to recover.";
 
 /// The handler: one store, the tools offered.
 pub(super) struct Server {
@@ -52,23 +50,33 @@ impl Server {
     }
 }
 
-/// A tool error a model can read: the text says what went wrong and what to do; the
-/// structured content is `{"error": {"category", "message", "recovery"}}`, the shape of the
-/// CLI's `--json` errors.
+/// A tool error: a text a model reads (`[CATEGORY] message` and the hint), then the record
+/// `{"error": {"category", "message", "recovery"}}` (the CLI's `--json` error shape) as JSON
+/// text. Not as structured content, which clients may check against the tool's output
+/// schema, the schema of a success.
 fn failure(category: &str, message: &str, recovery: &str) -> CallToolResult {
     let record = json!({
         "error": { "category": category, "message": message, "recovery": recovery }
     });
-    let mut result = CallToolResult::structured_error(record);
-    result.content = vec![ContentBlock::text(format!("[{category}] {message}\nhint: {recovery}"))];
-    result
+    CallToolResult::error(vec![
+        ContentBlock::text(format!("[{category}] {message}\nhint: {recovery}")),
+        ContentBlock::text(record.to_string()),
+    ])
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> InitializeResult {
+        let tools = self.tools.names().join(", ");
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("memcore", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(format!("{INSTRUCTIONS} Tools: {tools}."))
+    }
+
+    /// The versions up to 2025-11-25, the newest the tests speak (rmcp would also accept
+    /// the 2026 draft's handshake-free mode).
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
     }
 
     async fn list_tools(
@@ -79,27 +87,27 @@ impl ServerHandler for Server {
         Ok(ListToolsResult::with_all_items(self.tools.tools()))
     }
 
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.find(name).map(tool)
-    }
-
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(entry) = self.tools.find(&request.name) else {
-            let offered: Vec<String> =
-                self.tools.tools().into_iter().map(|tool| tool.name.into_owned()).collect();
+            let offered = self.tools.names().join(", ");
+            let hint = match operation(&request.name) {
+                Ok(_) => "; start the server with `--tools all` to offer it too".to_owned(),
+                Err(_) => String::new(),
+            };
             return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool {:?}; this server offers: {}",
-                    request.name,
-                    offered.join(", ")
-                ),
+                format!("unknown tool {:?}; this server offers: {offered}{hint}", request.name),
                 None,
             ));
         };
+        // A call the client cancelled before it started is not run (one already running
+        // finishes: its write is atomic, and rmcp drops the answer).
+        if context.ct.is_cancelled() {
+            return Err(ErrorData::internal_error("the client cancelled the call", None));
+        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         Ok(self.run(entry, arguments).await.into())
     }

@@ -25,6 +25,12 @@ fn exchange(sandbox: &Sandbox, args: &[&str], requests: &[Value]) -> Vec<Value> 
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    assert_eq!(
+        answers.len(),
+        requests.len() + 1,
+        "one answer per request: {answers:?}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     answers.sort_by_key(|answer| answer["id"].as_u64());
     answers
 }
@@ -63,9 +69,13 @@ fn a_failed_call_is_a_tool_error_with_category_and_hint() {
     );
     let result = &answers[1]["result"];
     assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["error"]["category"], "NOT_FOUND");
+    assert!(result.get("structuredContent").is_none(), "structured content is for results");
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("[NOT_FOUND] ") && text.contains("\nhint: "), "{text}");
+    let record: Value =
+        serde_json::from_str(result["content"][1]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(record["error"]["category"], "NOT_FOUND");
+    assert!(record["error"]["recovery"].as_str().is_some_and(|hint| !hint.is_empty()));
 }
 
 #[test]

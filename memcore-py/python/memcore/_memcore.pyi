@@ -1406,7 +1406,8 @@ def open(
     """Opens (creating if needed) the store at `path`, or the one `scope` finds."""
 
 def operations() -> builtins.list[dict[str, Any]]:
-    """Every operation `Memcore.call` runs: name, summary, request and result JSON Schemas."""
+    """Every operation `Memcore.call` runs: name, summary, access (`reads` or `writes`),
+    request and result JSON Schemas."""
 
 def _panic_for_tests(message: str) -> None:
     """Test hook: panics inside the native call boundary, which raises MemcoreError."""

@@ -23,8 +23,9 @@
 //! ```
 //!
 //! To add an operation: define its request record (`Deserialize + JsonSchema`, with
-//! `deny_unknown_fields`) and result (`Serialize + JsonSchema`), declare it with `operation!`
-//! in `operations.rs`, and list it in [`OPERATIONS`]. The parity suite
+//! `deny_unknown_fields`) and its result record (`Serialize + JsonSchema`, a struct: results
+//! are JSON objects, never bare lists), declare it with `operation!` in `operations.rs` with
+//! its [`Access`] (`reads` or `writes`), and list it in [`OPERATIONS`]. The parity suite
 //! (`tests/parity/`) then fails until a case covers every field of the request.
 
 mod operations;
@@ -48,7 +49,7 @@ pub trait Operation {
     const NAME: &'static str;
     /// One line saying what it does, for tool listings (MCP) and help.
     const SUMMARY: &'static str;
-    /// Whether it changes the store (MCP's read-only hint, an HTTP method).
+    /// Whether it changes the store (MCP's read-only hint).
     const ACCESS: Access;
     /// What it takes.
     type Request: DeserializeOwned + JsonSchema + 'static;
@@ -58,16 +59,18 @@ pub trait Operation {
     fn run(memcore: &Memcore, request: Self::Request) -> Result<Self::Result>;
 }
 
-/// Whether an operation changes what the store holds.
+/// Whether an operation changes the store.
 ///
-/// Index upkeep and access bookkeeping do not count: `search` [`reads`](Access::Reads) even
-/// when it repairs a stale index on the way.
+/// Upkeep an operation does on the way does not count: `search` [`reads`](Access::Reads)
+/// even when it catches up a stale index first. Operations whose purpose is to change
+/// something, the indexes included (`repair`, `reindex`, `sync`), write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Access {
     /// Only reads: calling it again gives the same answer and changes no memory.
     Reads,
-    /// Writes memories, their metadata, the trash or the session registry.
+    /// Changes memories, their metadata, the trash, the session registry or the indexes.
     Writes,
 }
 
@@ -101,7 +104,7 @@ impl OperationEntry {
             access: O::ACCESS,
             call: call_erased::<O>,
             request_schema: schema_of::<O::Request>,
-            result_schema: schema_of::<O::Result>,
+            result_schema: result_schema_of::<O::Result>,
         }
     }
 
@@ -141,9 +144,20 @@ impl OperationEntry {
     }
 }
 
-/// The JSON Schema of `T`.
+/// The JSON Schema of `T` as a request: what deserialising accepts (fields with defaults
+/// are optional).
 fn schema_of<T: JsonSchema>() -> Schema {
     schemars::schema_for!(T)
+}
+
+/// The JSON Schema of `T` as a result: what serialising writes (a field left out when empty
+/// is optional, one always written is required), which is what clients check results
+/// against.
+fn result_schema_of<T: JsonSchema>() -> Schema {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
 }
 
 /// Deserialises, runs and serialises one operation.

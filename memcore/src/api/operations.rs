@@ -96,7 +96,8 @@ macro_rules! operation {
 
 operation! {
     /// `put`: [`Memcore::put_many_with`], or [`Memcore::put_many_at`] with a commit.
-    Put = "put" (writes), "Store memories (markdown content plus metadata), replacing ones with the same id",
+    Put = "put" (writes),
+    "Store memories (markdown content plus metadata), replacing ones with the same id",
     |memcore, request: PutRequest| -> PutResult {
         let stored = match &request.commit {
             Some(rev) => memcore.put_many_at(request.memories, rev, request.mode)?,
@@ -261,7 +262,8 @@ operation! {
 
 operation! {
     /// `keepit_set`: [`Memcore::set_keepit_weight`].
-    KeepitSet = "keepit_set" (writes), "Change the weight of one keepit marker of a memory, in place",
+    KeepitSet = "keepit_set" (writes),
+    "Change the weight of one keepit marker of a memory, in place",
     |memcore, request: KeepitSetRequest| -> MemoryRecord {
         memcore
             .set_keepit_weight(&request.reference, request.index, request.weight)
@@ -304,7 +306,8 @@ operation! {
 
 operation! {
     /// `append`: [`Memcore::append`].
-    Append = "append" (writes), "Add text to the end of a memory (a new version; its links re-indexed)",
+    Append = "append" (writes),
+    "Add text to the end of a memory (a new version; its links re-indexed)",
     |memcore, request: AppendRequest| -> MemoryRecord {
         memcore.append(&request.reference, &request.text).map(MemoryRecord::of)
     }
