@@ -17,6 +17,16 @@ from conftest import README, readme_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python" / "agent.py"
+AGENT_LOOP = ROOT / "examples" / "python" / "agent_loop.py"
+
+# What the example agent loop answers to the conversation's four questions, each from a
+# memory a turn before captured and cited by its label.
+LOOP_ANSWERS = [
+    "We decided to use PostgreSQL 16 for the event store",
+    "The staging database listens on port 5433",
+    "Important: never run database migrations on a Friday afternoon.",
+    "TIL the CI runners have no GPU",
+]
 
 
 def test_exports_and_version() -> None:
@@ -83,6 +93,20 @@ def test_the_example_agent_searches_hybrid_with_the_model(tmp_path: Path) -> Non
     assert "note:" not in done.stdout
     assert "search (hybrid) for 'Which GPU API should the renderer use?':" in done.stdout
     assert "decisions found by search: decisions/adopt-wgpu" in done.stdout
+
+
+@pytest.mark.parametrize("model", ["text only", "with the model"])
+def test_the_example_agent_loop_cites_what_it_captured(model: str, request: pytest.FixtureRequest) -> None:
+    if model == "with the model":
+        request.getfixturevalue("real_model")
+    done = subprocess.run([sys.executable, str(AGENT_LOOP)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("  remembered: ") == 4, out
+    for answer in LOOP_ANSWERS:
+        assert re.search(rf"^  agent: {re.escape(answer)}.* \[M\d+\]$", out, re.MULTILINE), out
+    used = [int(n) for n in re.findall(r"^  context: \d+ memories, (\d+)/300 tokens$", out, re.MULTILINE)]
+    assert len(used) == 8 and max(used) <= 300, out
 
 
 def test_the_example_agent_without_arguments_uses_a_temporary_store() -> None:

@@ -3,14 +3,19 @@
 //! blocks the agent: whatever fails, it prints `{"continue": true}`, says why on standard
 //! error, and exits 0.
 //!
-//! Settings are the seed's environment variables (defaults in brackets):
-//! `HOOK_<EVENT>_ENABLED` [true] for SESSION_START, USER_PROMPT, POST_TOOL_USE, PRE_COMPACT,
-//! STOP; `HOOK_SESSION_START_BUDGET_MODE` [adaptive] or `fixed` with
+//! Settings are the seed's environment variables (defaults in brackets): `HOOK_ENABLED`
+//! [true] for every hook, `HOOK_<EVENT>_ENABLED` [true] for SESSION_START, USER_PROMPT,
+//! POST_TOOL_USE, PRE_COMPACT, STOP; `HOOK_<EVENT>_TIMEOUT` in seconds [`HOOK_TIMEOUT`, 30;
+//! POST_TOOL_USE 5, PRE_COMPACT 15], after which the hook gives up and lets the agent go on
+//! (memcore's writes are atomic, so giving up mid-write loses nothing);
+//! `HOOK_SESSION_START_BUDGET_MODE` [adaptive] or `fixed` with
 //! `HOOK_SESSION_START_FIXED_BUDGET` [1000]; `HOOK_PRE_COMPACT_AUTO_CAPTURE` [true],
 //! `HOOK_PRE_COMPACT_PROMPT_FIRST` [false], `HOOK_PRE_COMPACT_MIN_CONFIDENCE` [0.85],
 //! `HOOK_PRE_COMPACT_MAX_CAPTURES` [3].
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use memcore::capture::{CaptureAction, CaptureDecision, CaptureRequest, SuggestedCapture};
 use memcore::compose::{BudgetMode, ComposeRequest};
@@ -49,19 +54,54 @@ pub(super) fn command(
     run(global, event)
 }
 
-/// `hook EVENT`: the event's output JSON, or `{"continue": true}` and a reason on stderr.
+/// `hook EVENT`: the event's output JSON, or `{"continue": true}` and a reason on stderr,
+/// within the event's time limit. The answer is worked out on a thread of its own; when the
+/// limit passes first, the process answers and exits without it.
 fn run(global: &GlobalArgs, event: HookEvent) -> Result<(), Failure> {
-    let output = respond(global, event).unwrap_or_else(|failure| {
-        eprintln!("memcore hook {}: {}", event.name(), failure.message());
-        json!({"continue": true})
-    });
+    let limit = time_limit(event);
+    let (sender, receiver) = mpsc::channel();
+    let global = global.clone();
+    std::thread::spawn(move || sender.send(respond(&global, event)));
+    let output = match receiver.recv_timeout(limit) {
+        Ok(Ok(output)) => output,
+        Ok(Err(failure)) => go_on(event, &failure.message()),
+        Err(mpsc::RecvTimeoutError::Timeout) => go_on(
+            event,
+            &format!(
+                "gave up after {:.1} s (HOOK_{}_TIMEOUT); nothing was lost",
+                limit.as_secs_f64(),
+                event.variable()
+            ),
+        ),
+        Err(mpsc::RecvTimeoutError::Disconnected) => go_on(event, "the hook stopped unexpectedly"),
+    };
     println!("{output}");
     Ok(())
 }
 
+/// `{"continue": true}`, saying on stderr why the hook has nothing else to say.
+fn go_on(event: HookEvent, why: &str) -> Value {
+    eprintln!("memcore hook {}: {why}", event.name());
+    json!({"continue": true})
+}
+
+/// How long `event` may take: `HOOK_<EVENT>_TIMEOUT` seconds, else the seed's default for it
+/// (PostToolUse 5, PreCompact 15), else `HOOK_TIMEOUT` [30].
+fn time_limit(event: HookEvent) -> Duration {
+    let default = match event {
+        HookEvent::PostToolUse => 5.0,
+        HookEvent::PreCompact => 15.0,
+        _ => setting("HOOK_TIMEOUT", 30.0),
+    };
+    let seconds: f64 = setting(&format!("HOOK_{}_TIMEOUT", event.variable()), default);
+    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::from_secs(30))
+}
+
 /// The event's answer.
 fn respond(global: &GlobalArgs, event: HookEvent) -> Result<Value, Failure> {
-    if !setting(&format!("HOOK_{}_ENABLED", event.variable()), true) {
+    if !setting("HOOK_ENABLED", true)
+        || !setting(&format!("HOOK_{}_ENABLED", event.variable()), true)
+    {
         return Ok(json!({"continue": true}));
     }
     let text = input::read_text(Path::new("-"), STDIN_LIMIT, "a hook reads")?;
@@ -406,7 +446,10 @@ fn merge_hooks(settings: &mut Value, program: &str) -> Result<usize, Failure> {
         if present {
             continue;
         }
-        let mut entry = json!({"hooks": [{"type": "command", "command": command}]});
+        // Claude Code's own limit, a little above the hook's: the hook answers first.
+        let timeout = time_limit(event).as_secs() + 5;
+        let mut entry =
+            json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]});
         if event == HookEvent::PostToolUse {
             entry["matcher"] = json!(FILE_TOOLS.join("|"));
         }

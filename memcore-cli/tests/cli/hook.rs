@@ -147,6 +147,40 @@ fn a_hook_never_fails_the_agent() {
 }
 
 #[test]
+fn a_hook_past_its_time_limit_lets_the_agent_go_on() {
+    let sandbox = Sandbox::new();
+    let prompt = r#"{"prompt": "We decided to move the job queue to Postgres."}"#;
+    sandbox
+        .run(&["hook", "user-prompt-submit"])
+        .env("HOOK_USER_PROMPT_TIMEOUT", "0")
+        .write_stdin(prompt)
+        .assert()
+        .success()
+        .stdout("{\"continue\":true}\n")
+        .stderr(contains("gave up after 0.0 s (HOOK_USER_PROMPT_TIMEOUT); nothing was lost"));
+    // The master switch and a per-event switch turn hooks off without reading anything.
+    for (variable, event) in [("HOOK_ENABLED", "session-start"), ("HOOK_STOP_ENABLED", "stop")] {
+        sandbox
+            .run(&["hook", event])
+            .env(variable, "false")
+            .write_stdin("not json")
+            .assert()
+            .success()
+            .stdout("{\"continue\":true}\n")
+            .stderr("");
+    }
+    // A limit that is not a number is the default.
+    let answered = sandbox
+        .run(&["hook", "user-prompt-submit"])
+        .env("HOOK_USER_PROMPT_TIMEOUT", "soon")
+        .write_stdin(prompt)
+        .output()
+        .unwrap();
+    let answer: Value = serde_json::from_slice(&answered.stdout).unwrap();
+    assert!(answer["hookSpecificOutput"]["captureSuggestions"].is_array(), "{answer}");
+}
+
+#[test]
 fn install_prints_or_merges_the_claude_code_settings() {
     let sandbox = Sandbox::new();
     let printed = sandbox.json(&["hook", "install", "--command", "memcore"]);
@@ -155,6 +189,9 @@ fn install_prints_or_merges_the_claude_code_settings() {
         "memcore hook session-start"
     );
     assert_eq!(printed["hooks"]["PostToolUse"][0]["matcher"], "Read|Write|Edit|MultiEdit");
+    // Claude Code's limit sits above the hook's own (seed: PostToolUse 5 s, default 30 s).
+    assert_eq!(printed["hooks"]["PostToolUse"][0]["hooks"][0]["timeout"], 10);
+    assert_eq!(printed["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 35);
     let settings = sandbox.path().join("settings.json");
     std::fs::write(&settings, r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"}]}]}}"#).unwrap();
     let file = settings.to_str().unwrap();
