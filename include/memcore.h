@@ -893,7 +893,8 @@ memcore_status memcore_call(const struct memcore_t *memcore,
 /**
  * Every operation `memcore_call()` runs, as JSON written to `*out_json` (an owned string
  * for `memcore_string_free()`): `{"operations": [{"name": "put", "summary": "...",
- * "request": {JSON Schema}, "result": {JSON Schema}}, ...]}`. Needs no store.
+ * "access": "writes", "request": {JSON Schema}, "result": {JSON Schema}}, ...]}`. Needs no
+ * store.
  *
  * Errors: `NULL_PARAMETER`.
  *
