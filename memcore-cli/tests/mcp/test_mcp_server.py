@@ -132,7 +132,8 @@ def test_all_tools_are_every_operation(tmp_path: Path) -> None:
         async with connected(tmp_path, "--tools", "search,stats") as session:
             tools = [tool.name for tool in (await session.list_tools()).tools]
             assert tools == ["search", "stats"]
-            assert (await session.initialize()).instructions.endswith("Tools: search, stats.")
+            instructions = (await session.initialize()).instructions
+            assert instructions and instructions.endswith("Tools: search, stats.")
             with pytest.raises(MCPError, match="offers: search, stats; start the server with `--tools all`"):
                 await session.call_tool("put", {"memories": []})
 

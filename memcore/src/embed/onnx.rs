@@ -46,14 +46,17 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// L2 normalisation, so the cosine of two vectors is their dot product.
 ///
 /// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
-/// and stays loaded for the life of the process (one runtime library per process). Batches
-/// run on one session per core (at most four), each on one intra-op thread without spinning,
-/// so they do not fight the caller's own threads: a large input is cut into chunks of 32
-/// texts, longest first, taken by whichever session is free. A single text (a search query)
-/// runs on a query session made on first use, whose threads (one per core) spin while it
-/// runs: about 5 ms instead of 8 for a short query on two cores, for about 100 MB more
-/// memory. A call finding its session busy takes a free one, so a query waits for one chunk
-/// of a long ingest at most. Tokenisation runs outside the locks.
+/// and stays loaded for the life of the process (one runtime library per process). A single
+/// text (a search query) runs on the query session, made with the embedder, whose threads
+/// (one per core) spin while it runs: about 5 ms instead of 8 for a short query on two
+/// cores. Batches run on one session per core (at most four), made on the first batch, each
+/// on one intra-op thread without spinning, so they do not fight the caller's own threads: a
+/// large input is cut into chunks of 32 texts, longest first, taken by whichever session is
+/// free. Making a session costs about 170 ms (ONNX Runtime folds the quantised weights), so
+/// a fresh process that only queries (a hook, a CLI search) makes one, not three. A query
+/// finding the query session busy takes a batch session, so it waits for one chunk of a long
+/// ingest at most. On one core a single batch session does everything. Tokenisation runs
+/// outside the locks.
 ///
 /// ```no_run
 /// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
@@ -68,12 +71,15 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// ```
 pub struct OnnxEmbedder {
     tokenizer: Tokenizer,
-    /// One session per core: chunks of a large input run on all of them at once.
-    sessions: Vec<Mutex<Session>>,
+    /// One session per core, made on the first batch: chunks of a large input run on all of
+    /// them at once.
+    batch_sessions: OnceLock<Vec<Mutex<Session>>>,
+    /// Held while the batch sessions are made, so that two first batches make them once.
+    making_batch_sessions: Mutex<()>,
     /// For a single text (a search query): every core on one text, threads spinning while
-    /// it runs (8 -> 5 ms per query here); made on first use, `None` if it could not be.
-    query_session: OnceLock<Option<Mutex<Session>>>,
-    /// What the query session is made from.
+    /// it runs (8 -> 5 ms per query here); `None` on one core.
+    query_session: Option<Mutex<Session>>,
+    /// What the batch sessions are made from.
     runtime: &'static Runtime,
     model: PathBuf,
     /// Whether the model takes `token_type_ids` (this one does; some exports do not).
@@ -105,40 +111,42 @@ impl OnnxEmbedder {
         let tokenizer = load_tokenizer(files)?;
         let rt = runtime(&files.runtime)?;
 
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let sessions = (0..cores.clamp(1, MAX_SESSIONS))
-            .map(|_| load_session(&rt.env, &files.model, 1, false))
-            .collect::<Result<Vec<Session>>>()?;
-        let session = &sessions[0];
-        let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
-        let known = ["input_ids", "attention_mask", "token_type_ids"];
-        if !inputs.contains(&"input_ids")
-            || !inputs.contains(&"attention_mask")
-            || inputs.iter().any(|name| !known.contains(name))
-            || !outputs.contains(&OUTPUT)
-        {
-            return Err(Error::embedding(
-                format!(
-                    "{} is not a BERT sentence encoder this embedder can run: inputs {inputs:?}, \
-                     outputs {outputs:?} (expected input_ids, attention_mask[, token_type_ids] \
-                     -> {OUTPUT})",
-                    files.model.display()
-                ),
-                None,
-                FETCH_RECOVERY,
-            ));
-        }
-        let token_type_ids = inputs.contains(&"token_type_ids");
-        let sessions = sessions.into_iter().map(Mutex::new).collect();
+        // The first session checks the model: the query session on two cores or more (all a
+        // process answering queries needs), else the one batch session.
+        let cores = cores();
+        let first = match cores {
+            1 => load_session(&rt.env, &files.model, 1, false)?,
+            _ => load_session(&rt.env, &files.model, cores.min(MAX_SESSIONS), true)?,
+        };
+        let token_type_ids = check_signature(&first, &files.model)?;
+        let (query_session, batch_sessions) = match cores {
+            1 => (None, OnceLock::from(vec![Mutex::new(first)])),
+            _ => (Some(Mutex::new(first)), OnceLock::new()),
+        };
         Ok(Self {
             tokenizer,
-            sessions,
-            query_session: OnceLock::new(),
+            batch_sessions,
+            making_batch_sessions: Mutex::new(()),
+            query_session,
             runtime: rt,
             model: files.model.clone(),
             token_type_ids,
         })
+    }
+
+    /// The per-core batch sessions, made on first use.
+    fn batch_sessions(&self) -> Result<&[Mutex<Session>]> {
+        if let Some(sessions) = self.batch_sessions.get() {
+            return Ok(sessions);
+        }
+        let _making = self.making_batch_sessions.lock();
+        if let Some(sessions) = self.batch_sessions.get() {
+            return Ok(sessions);
+        }
+        let sessions = (0..cores().clamp(1, MAX_SESSIONS))
+            .map(|_| load_session(&self.runtime.env, &self.model, 1, false).map(Mutex::new))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.batch_sessions.get_or_init(|| sessions))
     }
 
     /// Tokenises `texts`, runs them in chunks of similar length and returns vectors in the
@@ -153,10 +161,11 @@ impl OnnxEmbedder {
             })?;
 
         if let [encoding] = encodings.as_slice()
-            && let Some(session) = self.query_session()
+            && let Some(session) = self.query_session.as_ref().and_then(|s| s.try_lock())
         {
             return self.run_batch(&[encoding], session, false);
         }
+        let sessions = self.batch_sessions()?;
 
         // Sorting by length keeps padding (wasted attention work) small in mixed batches; the
         // attention mask makes the result independent of the batch a text lands in.
@@ -167,14 +176,14 @@ impl OnnxEmbedder {
         // finish together instead of one waiting on the other's longer texts.
         let chunks: Vec<&[usize]> = order.chunks(CHUNK).rev().collect();
         let next = AtomicUsize::new(0);
-        let workers = self.sessions.len().min(chunks.len());
+        let workers = sessions.len().min(chunks.len());
         let run = |worker: usize| -> Result<Embedded> {
             let mut done = Vec::new();
             while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
                 let session = match workers {
-                    1 => self.free_session(),
-                    _ => self.sessions[worker].lock(),
+                    1 => free_session(sessions),
+                    _ => sessions[worker].lock(),
                 };
                 done.extend(chunk.iter().copied().zip(self.run_batch(&batch, session, true)?));
             }
@@ -201,26 +210,6 @@ impl OnnxEmbedder {
             }
         }
         Ok(vectors)
-    }
-
-    /// The query session when it is free (a concurrent query takes a per-core session); none
-    /// on one core.
-    fn query_session(&self) -> Option<MutexGuard<'_, Session>> {
-        self.query_session
-            .get_or_init(|| {
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let session = (cores >= 2).then(|| {
-                    load_session(&self.runtime.env, &self.model, cores.min(MAX_SESSIONS), true)
-                });
-                session.and_then(Result::ok).map(Mutex::new)
-            })
-            .as_ref()?
-            .try_lock()
-    }
-
-    /// A session no other call is using, or the first one when all are busy.
-    fn free_session(&self) -> MutexGuard<'_, Session> {
-        self.sessions.iter().find_map(|s| s.try_lock()).unwrap_or_else(|| self.sessions[0].lock())
     }
 
     /// Runs one padded batch through the model on `session` and pools it; `shrink_arena`
@@ -309,6 +298,42 @@ impl Embedder for OnnxEmbedder {
         }
         self.embed_all(texts)
     }
+}
+
+/// A session of `sessions` no other call is using, or the first one when all are busy.
+fn free_session(sessions: &[Mutex<Session>]) -> MutexGuard<'_, Session> {
+    sessions.iter().find_map(|s| s.try_lock()).unwrap_or_else(|| sessions[0].lock())
+}
+
+/// Whether `session`'s model is a BERT sentence encoder this embedder can run (inputs
+/// `input_ids`, `attention_mask` and optionally `token_type_ids`; output
+/// `last_hidden_state`); `Ok(true)` when it takes `token_type_ids`.
+fn check_signature(session: &Session, model: &Path) -> Result<bool> {
+    let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+    let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
+    let known = ["input_ids", "attention_mask", "token_type_ids"];
+    if !inputs.contains(&"input_ids")
+        || !inputs.contains(&"attention_mask")
+        || inputs.iter().any(|name| !known.contains(name))
+        || !outputs.contains(&OUTPUT)
+    {
+        return Err(Error::embedding(
+            format!(
+                "{} is not a BERT sentence encoder this embedder can run: inputs {inputs:?}, \
+                 outputs {outputs:?} (expected input_ids, attention_mask[, token_type_ids] \
+                 -> {OUTPUT})",
+                model.display()
+            ),
+            None,
+            FETCH_RECOVERY,
+        ));
+    }
+    Ok(inputs.contains(&"token_type_ids"))
+}
+
+/// The cores this process may use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Loads `tokenizer.json` with sentence-transformers' settings instead of its packaged ones
