@@ -21,6 +21,8 @@ use memcore::compose::ComposeRequest;
 /// The token budget of the memory context in each prompt.
 const BUDGET: usize = 300;
 
+/// Plays `examples/conversation.txt` on the store in the directory given, or in a temporary
+/// one.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let temp;
     let root = match std::env::args_os().nth(1) {

@@ -25,6 +25,7 @@ fn the_agent_answers_each_question_from_a_captured_memory() {
         assert!(line.ends_with(']') && line.contains(" [M"), "not cited: {line}");
     }
     // Within budget on every turn.
+    assert_eq!(out.lines().filter(|line| line.starts_with("  context: ")).count(), 8, "{out}");
     for line in out.lines().filter(|line| line.starts_with("  context: ")) {
         let used: usize = line
             .split(", ")

@@ -16,7 +16,7 @@
  *   cargo build -p memcore-ffi
  *   cc -std=c11 -Iinclude examples/c/agent_loop.c -Ltarget/debug -lmemcore \
  *      -Wl,-rpath,"$PWD/target/debug" -o agent_loop
- *   ./agent_loop examples/conversation.txt ./agent-memories
+ *   ./agent_loop examples/conversation.txt "$(mktemp -d)"
  *
  * The JSON handling here (escaping a string, reading the fields the loop needs) is the
  * least that works for this conversation; a real program would use a JSON library.
@@ -64,7 +64,8 @@ static int json_string(const char *text, char *out, size_t out_size) {
 
 /*
  * The value of the string field `key` of the JSON object `json`, unescaped, as a new string
- * (free() it), or NULL. Handles the escapes memcore writes for ASCII text.
+ * (free() it), or NULL. Handles the escapes JSON has for ASCII text; a \u escape of a
+ * non-ASCII character becomes '?'.
  */
 static char *string_field(const char *json, const char *key) {
   char pattern[64];
@@ -82,9 +83,19 @@ static char *string_field(const char *json, const char *key) {
     }
     at++;
     switch (*at) {
+      case '\0': at--; break; /* a lone backslash at the end: stop there */
       case 'n': out[n++] = '\n'; break;
       case 't': out[n++] = '\t'; break;
-      case 'u': out[n++] = (char)strtol((char[]){at[1], at[2], at[3], at[4], 0}, NULL, 16); at += 4; break;
+      case 'r': out[n++] = '\r'; break;
+      case 'b': out[n++] = '\b'; break;
+      case 'f': out[n++] = '\f'; break;
+      case 'u': {
+        char hex[5] = {0};
+        for (int i = 0; i < 4 && isxdigit((unsigned char)at[1]); i++) hex[i] = *++at;
+        long code = strtol(hex, NULL, 16);
+        out[n++] = code > 0 && code < 0x80 ? (char)code : '?';
+        break;
+      }
       default: out[n++] = *at; break; /* \" \\ \/ */
     }
   }
@@ -126,7 +137,7 @@ static void stand_in_model(const char *context, const char *question, char *repl
     sscanf(memory + strlen("<memory label=\""), "%15[^\"]", label);
     const char *body = strchr(memory, '\n');
     const char *end = body ? strstr(body, "\n</memory>") : NULL;
-    if (end == NULL) break;
+    if (end == NULL || end <= body) break;
     size_t len = (size_t)(end - body - 1);
     char *content = malloc(len + 1);
     if (content == NULL) break;
@@ -197,11 +208,12 @@ static int turn(memcore_t *mc, const char *text) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: %s CONVERSATION [STORE_DIR]\n", argv[0]);
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s CONVERSATION STORE_DIR (a fresh directory: the agent starts "
+            "with no memories)\n", argv[0]);
     return 2;
   }
-  const char *path = argc > 2 ? argv[2] : "./agent-memories";
+  const char *path = argv[2];
   FILE *script = fopen(argv[1], "r");
   if (script == NULL) {
     perror(argv[1]);
@@ -215,6 +227,11 @@ int main(int argc, char **argv) {
   char line[1024];
   int failed = 0;
   while (!failed && fgets(line, sizeof line, script) != NULL) {
+    if (strchr(line, '\n') == NULL && !feof(script)) {
+      fprintf(stderr, "a turn of more than %zu bytes\n", sizeof line - 2);
+      failed = 1;
+      break;
+    }
     line[strcspn(line, "\r\n")] = '\0';
     if (line[0] == '\0' || line[0] == '#') continue;
     failed = !turn(mc, line);

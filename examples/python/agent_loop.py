@@ -24,6 +24,7 @@ BUDGET = 300
 """The token budget of the memory context in each prompt."""
 
 CONVERSATION = Path(__file__).resolve().parents[1] / "conversation.txt"
+"""The scripted conversation, shared with the Rust and C loops."""
 
 
 def run(store: memcore.Memcore, conversation: str) -> None:
@@ -73,6 +74,7 @@ def words(text: str) -> set[str]:
 
 
 def main(argv: list[str]) -> int:
+    """Plays the conversation on the store in `argv[1]`, or in a temporary directory."""
     if len(argv) > 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -194,3 +194,28 @@ fn corrupted_model_is_an_embedding_error() {
 fn verify_accepts_the_real_model() {
     model_files().verify().expect("the fetched model has the pinned hash");
 }
+
+/// A fresh embedder (its batch sessions not made yet): two first batches at once make them
+/// once and agree with the reference, and queries alongside them (the query session busy
+/// before the batch sessions exist) still get their vectors.
+#[test]
+fn a_fresh_embedders_first_batches_and_queries_run_together() {
+    let fresh = OnnxEmbedder::new(&model_files()).unwrap_or_else(|e| panic!("{}", e.report()));
+    let reference = reference();
+    let texts: Vec<&str> = reference.texts.iter().map(String::as_str).collect();
+    let (fresh, texts) = (&fresh, &texts);
+    std::thread::scope(|scope| {
+        let batches: Vec<_> =
+            (0..2).map(|_| scope.spawn(move || fresh.embed(texts).unwrap())).collect();
+        let queries: Vec<_> =
+            (0..3).map(|i| scope.spawn(move || (i, fresh.embed(&texts[i..=i]).unwrap()))).collect();
+        for batch in batches {
+            let got = batch.join().unwrap();
+            assert_parity("fresh batch", &reference.texts, &got, &reference.vectors);
+        }
+        for query in queries {
+            let (i, got) = query.join().unwrap();
+            assert_parity("fresh query", &reference.texts[i..=i], &got, &reference.vectors[i..=i]);
+        }
+    });
+}

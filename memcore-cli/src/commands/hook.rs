@@ -6,8 +6,9 @@
 //! Settings are the seed's environment variables (defaults in brackets): `HOOK_ENABLED`
 //! [true] for every hook, `HOOK_<EVENT>_ENABLED` [true] for SESSION_START, USER_PROMPT,
 //! POST_TOOL_USE, PRE_COMPACT, STOP; `HOOK_<EVENT>_TIMEOUT` in seconds [`HOOK_TIMEOUT`, 30;
-//! POST_TOOL_USE 5, PRE_COMPACT 15], after which the hook gives up and lets the agent go on
-//! (memcore's writes are atomic, so giving up mid-write loses nothing);
+//! POST_TOOL_USE 5, PRE_COMPACT 15], after which the hook answers without its result and
+//! exits (a memory file or index write cut short is whole or absent, as after a crash; see
+//! ARCHITECTURE.md for the limits of that);
 //! `HOOK_SESSION_START_BUDGET_MODE` [adaptive] or `fixed` with
 //! `HOOK_SESSION_START_FIXED_BUDGET` [1000]; `HOOK_PRE_COMPACT_AUTO_CAPTURE` [true],
 //! `HOOK_PRE_COMPACT_PROMPT_FIRST` [false], `HOOK_PRE_COMPACT_MIN_CONFIDENCE` [0.85],
@@ -60,9 +61,16 @@ pub(super) fn command(
 fn run(global: &GlobalArgs, event: HookEvent) -> Result<(), Failure> {
     let limit = time_limit(event);
     let (sender, receiver) = mpsc::channel();
-    let global = global.clone();
-    std::thread::spawn(move || sender.send(respond(&global, event)));
-    let output = match receiver.recv_timeout(limit) {
+    let worker_global = global.clone();
+    let worker = std::thread::Builder::new()
+        .name(format!("hook {}", event.name()))
+        .spawn(move || sender.send(respond(&worker_global, event)));
+    let outcome = match worker {
+        Ok(_) => receiver.recv_timeout(limit),
+        // No thread to spare: answer without a time limit rather than not at all.
+        Err(_) => Ok(respond(global, event)),
+    };
+    let output = match outcome {
         Ok(Ok(output)) => output,
         Ok(Err(failure)) => go_on(event, &failure.message()),
         Err(mpsc::RecvTimeoutError::Timeout) => go_on(
@@ -86,15 +94,20 @@ fn go_on(event: HookEvent, why: &str) -> Value {
 }
 
 /// How long `event` may take: `HOOK_<EVENT>_TIMEOUT` seconds, else the seed's default for it
-/// (PostToolUse 5, PreCompact 15), else `HOOK_TIMEOUT` [30].
+/// (PostToolUse 5, PreCompact 15), else `HOOK_TIMEOUT` [30]. A value that is not a duration
+/// (negative, not a number) counts as not set.
 fn time_limit(event: HookEvent) -> Duration {
-    let default = match event {
-        HookEvent::PostToolUse => 5.0,
-        HookEvent::PreCompact => 15.0,
-        _ => setting("HOOK_TIMEOUT", 30.0),
+    let seconds = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| Duration::try_from_secs_f64(v.trim().parse().ok()?).ok())
     };
-    let seconds: f64 = setting(&format!("HOOK_{}_TIMEOUT", event.variable()), default);
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::from_secs(30))
+    let default = match event {
+        HookEvent::PostToolUse => Duration::from_secs(5),
+        HookEvent::PreCompact => Duration::from_secs(15),
+        _ => seconds("HOOK_TIMEOUT").unwrap_or(Duration::from_secs(30)),
+    };
+    seconds(&format!("HOOK_{}_TIMEOUT", event.variable())).unwrap_or(default)
 }
 
 /// The event's answer.
@@ -425,8 +438,9 @@ fn install(args: &HookInstallArgs, out: &mut Output) -> Result<(), Failure> {
     out.confirm(&format!("{} hook(s) added to {}", added, path.display()))
 }
 
-/// Adds memcore's hook for every event to Claude Code `settings` (an object); returns how
-/// many were added.
+/// Adds memcore's hook for every event to Claude Code `settings` (an object), with Claude
+/// Code's own time limit a little above the hook's so the hook answers first (an entry
+/// already there gets the limit refreshed); returns how many were added.
 fn merge_hooks(settings: &mut Value, program: &str) -> Result<usize, Failure> {
     let not_object =
         || Failure::usage("the settings' `hooks` is not an object", "fix the settings file");
@@ -436,18 +450,23 @@ fn merge_hooks(settings: &mut Value, program: &str) -> Result<usize, Failure> {
     let mut added = 0;
     for event in HookEvent::ALL {
         let command = format!("{program} hook {}", event.name());
+        let timeout = time_limit(event).as_secs() + 5;
         let entries = hooks.entry(event.claude_name()).or_insert_with(|| json!([]));
         let Some(entries) = entries.as_array_mut() else { return Err(not_object()) };
-        let present = entries.iter().any(|entry| {
-            entry["hooks"]
-                .as_array()
-                .is_some_and(|hooks| hooks.iter().any(|h| h["command"] == command))
-        });
+        let mut present = false;
+        let ours = entries
+            .iter_mut()
+            .filter_map(|entry| entry.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+            .filter_map(Value::as_object_mut)
+            .filter(|hook| hook.get("command").and_then(Value::as_str) == Some(command.as_str()));
+        for hook in ours {
+            hook.insert("timeout".to_owned(), json!(timeout));
+            present = true;
+        }
         if present {
             continue;
         }
-        // Claude Code's own limit, a little above the hook's: the hook answers first.
-        let timeout = time_limit(event).as_secs() + 5;
         let mut entry =
             json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]});
         if event == HookEvent::PostToolUse {

@@ -150,14 +150,25 @@ fn a_hook_never_fails_the_agent() {
 fn a_hook_past_its_time_limit_lets_the_agent_go_on() {
     let sandbox = Sandbox::new();
     let prompt = r#"{"prompt": "We decided to move the job queue to Postgres."}"#;
-    sandbox
-        .run(&["hook", "user-prompt-submit"])
-        .env("HOOK_USER_PROMPT_TIMEOUT", "0")
-        .write_stdin(prompt)
-        .assert()
-        .success()
-        .stdout("{\"continue\":true}\n")
-        .stderr(contains("gave up after 0.0 s (HOOK_USER_PROMPT_TIMEOUT); nothing was lost"));
+    // The event never finishes arriving (stdin stays open): the hook answers at its limit
+    // instead of waiting for it.
+    let mut waiting = sandbox
+        .process(&["hook", "user-prompt-submit"])
+        .env("HOOK_USER_PROMPT_TIMEOUT", "0.2")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = waiting.stdin.take();
+    let started = std::time::Instant::now();
+    let output = waiting.wait_with_output().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the hook waited");
+    drop(stdin);
+    assert!(output.status.success());
+    assert_eq!(output.stdout, b"{\"continue\":true}\n");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("gave up after 0.2 s (HOOK_USER_PROMPT_TIMEOUT)"), "{stderr}");
     // The master switch and a per-event switch turn hooks off without reading anything.
     for (variable, event) in [("HOOK_ENABLED", "session-start"), ("HOOK_STOP_ENABLED", "stop")] {
         sandbox
@@ -169,7 +180,7 @@ fn a_hook_past_its_time_limit_lets_the_agent_go_on() {
             .stdout("{\"continue\":true}\n")
             .stderr("");
     }
-    // A limit that is not a number is the default.
+    // A limit that is not a duration is the default (30 s here, plenty).
     let answered = sandbox
         .run(&["hook", "user-prompt-submit"])
         .env("HOOK_USER_PROMPT_TIMEOUT", "soon")
@@ -205,7 +216,15 @@ fn install_prints_or_merges_the_claude_code_settings() {
         .assert()
         .success()
         .stdout(contains("0 hook(s) added"));
+    // Installing again with another limit refreshes memcore's entries, adding none.
+    sandbox
+        .run(&["hook", "install", "--settings", file, "--command", "memcore"])
+        .env("HOOK_POST_TOOL_USE_TIMEOUT", "20")
+        .assert()
+        .success()
+        .stdout(contains("0 hook(s) added"));
     let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(merged["hooks"]["PostToolUse"][0]["hooks"][0]["timeout"], 25);
     assert_eq!(merged["model"], "opus");
     assert_eq!(merged["hooks"]["Stop"].as_array().unwrap().len(), 2, "the other hook is kept");
 }

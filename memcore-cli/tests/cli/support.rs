@@ -41,14 +41,25 @@ impl Sandbox {
     }
 
     /// `program` in the sandbox's environment: global store inside it, no embedding model,
-    /// no colour forcing, working directory `cwd`.
+    /// no colour forcing, no `HOOK_*` settings, working directory `cwd`.
     pub(crate) fn command_in(&self, program: &str, cwd: &Path) -> Command {
-        let mut cmd = Command::new(program);
+        Command::from_std(self.process_in(program, cwd))
+    }
+
+    /// [`Sandbox::command_in`] as a plain process, for a test that drives its pipes itself.
+    pub(crate) fn process_in(&self, program: &str, cwd: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(program);
         cmd.current_dir(cwd)
             .env("MEMCORE_HOME", self.path().join("home"))
             .env("MEMCORE_MODEL_DIR", self.path().join("nomodel"))
             .env_remove("ORT_DYLIB_PATH")
             .env_remove("CLICOLOR_FORCE");
+        // The hooks' settings of whoever runs the tests do not apply to them.
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("HOOK_") {
+                cmd.env_remove(name);
+            }
+        }
         cmd
     }
 
@@ -60,6 +71,13 @@ impl Sandbox {
     /// `memcore --store <sandbox>/store ARGS...`.
     pub(crate) fn run(&self, args: &[&str]) -> Command {
         let mut cmd = self.bare_in(self.path());
+        cmd.arg("--store").arg(self.store()).args(args);
+        cmd
+    }
+
+    /// [`Sandbox::run`] as a plain process, for a test that drives its pipes itself.
+    pub(crate) fn process(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = self.process_in(env!("CARGO_BIN_EXE_memcore"), self.path());
         cmd.arg("--store").arg(self.store()).args(args);
         cmd
     }

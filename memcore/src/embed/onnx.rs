@@ -29,8 +29,10 @@ const CHUNK: usize = 32;
 /// Vectors of one worker, each with the index of its text.
 type Embedded = Vec<(usize, Vec<f32>)>;
 
-/// The most sessions an embedder keeps (one per core up to this).
+/// The most batch sessions an embedder keeps (one per core up to this), and the most
+/// threads of its query session.
 const MAX_SESSIONS: usize = 4;
+/// The model output pooled into sentence vectors.
 const OUTPUT: &str = "last_hidden_state";
 /// ONNX Runtime's run option releasing a session's unused arena memory after the run.
 const ARENA_SHRINKAGE: &str = "memory.enable_memory_arena_shrinkage";
@@ -48,15 +50,17 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
 /// and stays loaded for the life of the process (one runtime library per process). A single
 /// text (a search query) runs on the query session, made with the embedder, whose threads
-/// (one per core) spin while it runs: about 5 ms instead of 8 for a short query on two
-/// cores. Batches run on one session per core (at most four), made on the first batch, each
-/// on one intra-op thread without spinning, so they do not fight the caller's own threads: a
-/// large input is cut into chunks of 32 texts, longest first, taken by whichever session is
-/// free. Making a session costs about 170 ms (ONNX Runtime folds the quantised weights), so
-/// a fresh process that only queries (a hook, a CLI search) makes one, not three. A query
-/// finding the query session busy takes a batch session, so it waits for one chunk of a long
-/// ingest at most. On one core a single batch session does everything. Tokenisation runs
-/// outside the locks.
+/// (one per core, at most four) spin while it runs: about 5 ms instead of 8 for a short query
+/// on two cores. Batches run on one session per core (at most four), made on the first
+/// batch, each on one intra-op thread without spinning, so they do not fight the caller's own
+/// threads: a large input is cut into chunks of 32 texts, longest first, taken by whichever
+/// session is free. Making a session costs about 170 ms (ONNX Runtime folds the quantised
+/// weights), so a fresh process that only queries (a hook, a CLI search) makes one instead of
+/// one per core more; a process that only ingests keeps the idle query session (its weights,
+/// tens of MB). A query finding the query session busy takes a batch session once they exist,
+/// so it waits for one chunk of a long ingest at most; before that it waits for the query
+/// session. On one core a single batch session does everything. Tokenisation runs outside
+/// the locks.
 ///
 /// ```no_run
 /// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
@@ -81,6 +85,7 @@ pub struct OnnxEmbedder {
     query_session: Option<Mutex<Session>>,
     /// What the batch sessions are made from.
     runtime: &'static Runtime,
+    /// The model file, for the batch sessions.
     model: PathBuf,
     /// Whether the model takes `token_type_ids` (this one does; some exports do not).
     token_type_ids: bool,
@@ -144,9 +149,18 @@ impl OnnxEmbedder {
             return Ok(sessions);
         }
         let sessions = (0..cores().clamp(1, MAX_SESSIONS))
-            .map(|_| load_session(&self.runtime.env, &self.model, 1, false).map(Mutex::new))
+            .map(|_| load_session(&self.runtime.env, &self.model, 1, false))
             .collect::<Result<Vec<_>>>()?;
-        Ok(self.batch_sessions.get_or_init(|| sessions))
+        // The file may have changed since `new` checked it (a reinstall under a long-lived
+        // process): a model of another shape is refused here too.
+        if check_signature(&sessions[0], &self.model)? != self.token_type_ids {
+            return Err(Error::embedding(
+                format!("{} changed since it was loaded", self.model.display()),
+                None,
+                FETCH_RECOVERY,
+            ));
+        }
+        Ok(self.batch_sessions.get_or_init(|| sessions.into_iter().map(Mutex::new).collect()))
     }
 
     /// Tokenises `texts`, runs them in chunks of similar length and returns vectors in the
@@ -161,9 +175,18 @@ impl OnnxEmbedder {
             })?;
 
         if let [encoding] = encodings.as_slice()
-            && let Some(session) = self.query_session.as_ref().and_then(|s| s.try_lock())
+            && let Some(query_session) = &self.query_session
         {
-            return self.run_batch(&[encoding], session, false);
+            // Busy: a batch session if they exist, else wait for it (a query takes ms;
+            // making the batch sessions, hundreds).
+            let session = match (query_session.try_lock(), self.batch_sessions.get()) {
+                (Some(session), _) => Some(session),
+                (None, None) => Some(query_session.lock()),
+                (None, Some(_)) => None,
+            };
+            if let Some(session) = session {
+                return self.run_batch(&[encoding], session, false);
+            }
         }
         let sessions = self.batch_sessions()?;
 
