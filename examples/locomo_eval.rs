@@ -6,8 +6,12 @@
 //!
 //! ```text
 //! scripts/fetch-models   # for semantic and hybrid
-//! cargo run --release --example locomo_eval -- [--modes text,semantic,hybrid] [--out DIR]
+//! cargo run --release --example locomo_eval -- [--modes text,semantic,hybrid] [--out DIR] [--plain]
 //! ```
+//!
+//! `--plain` stores each turn as a new user would (its text alone, who said it and when)
+//! instead of the harness's rewrite (date and speaker in the text, the speaker as title, the
+//! previous turn as context).
 //!
 //! The data is licensed for evaluation only and is read in place, never copied.
 
@@ -74,6 +78,20 @@ fn turn_memory(turn: &Turn, previous: Option<&Turn>) -> NewMemory {
     memory
 }
 
+/// A turn as a new user stores it (`--plain`): its text, who said it (`created_by`) and
+/// when (`created_at`); the id and `dia_id` only so that hits can be scored.
+fn plain_memory(turn: &Turn) -> NewMemory {
+    let mut memory = NewMemory::new(turn.text.clone())
+        .id(turn.dia_id.to_lowercase())
+        .collection("turns")
+        .created_by(turn.speaker.clone())
+        .meta("dia_id", turn.dia_id.clone());
+    if let Some(at) = memcore::parse_timestamp(&turn.session_timestamp) {
+        memory = memory.created_at(at);
+    }
+    memory
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let flag =
@@ -84,6 +102,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(str::parse)
         .collect::<Result<_, _>>()?;
     let out = PathBuf::from(flag("--out").unwrap_or_else(|| "target/locomo".into()));
+    let plain = args.iter().any(|a| a == "--plain");
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/eval");
     fs::create_dir_all(&out)?;
 
@@ -103,7 +122,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let memories = conv_turns
             .iter()
             .enumerate()
-            .map(|(i, turn)| turn_memory(turn, i.checked_sub(1).map(|p| conv_turns[p])))
+            .map(|(i, turn)| match plain {
+                true => plain_memory(turn),
+                false => turn_memory(turn, i.checked_sub(1).map(|p| conv_turns[p])),
+            })
             .collect();
         memcore.put_many(memories)?;
         handles.insert(conv.to_owned(), memcore);

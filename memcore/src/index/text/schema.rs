@@ -31,7 +31,7 @@ pub(super) struct Fields {
     pub(super) id: Field,
     /// The collection: raw, indexed.
     pub(super) collection: Field,
-    /// The title: English text.
+    /// The title the memory was given (not one derived from its content): English text.
     pub(super) title: Field,
     /// The content: English text.
     pub(super) content: Field,
@@ -71,7 +71,9 @@ pub(super) fn schema() -> (Schema, Fields) {
         key: builder.add_text_field("key", STRING | STORED),
         id: builder.add_text_field("id", STRING),
         collection: builder.add_text_field("collection", STRING),
-        title: builder.add_text_field("title", english.clone()),
+        // Named for what it holds since a derived title stopped being indexed, so that an
+        // index from before is rebuilt on open.
+        title: builder.add_text_field("given_title", english.clone()),
         content: builder.add_text_field("content", english.clone()),
         context: builder.add_text_field("context", english.clone()),
         tags: builder.add_text_field("tags", STRING),
@@ -110,7 +112,10 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_text(f.key, meta.key.to_string());
     out.add_text(f.id, &doc.id);
     out.add_text(f.collection, &meta.collection);
-    out.add_text(f.title, &doc.title);
+    // A title derived from the content would count its first words twice.
+    if !doc.title_derived {
+        out.add_text(f.title, &doc.title);
+    }
     out.add_text(f.content, &doc.content);
     if let Some(context) = &doc.context {
         out.add_text(f.context, context);
