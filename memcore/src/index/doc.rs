@@ -50,6 +50,8 @@ pub(crate) struct IndexDoc {
     pub(crate) title: String,
     /// Why the memory exists or what surrounds it (searched, with less weight).
     pub(crate) context: Option<String>,
+    /// The one-line summary (searched like the content).
+    pub(crate) summary: Option<String>,
     /// The markdown content.
     pub(crate) content: String,
     /// Whether the title only repeats the content (its first heading or first line).
@@ -75,24 +77,28 @@ impl IndexDoc {
             id: memory.id.to_string(),
             title: memory.title.clone(),
             context: memory.context.clone(),
+            summary: memory.summary.clone(),
             content: memory.content.clone(),
             title_derived: memory.title == crate::format::derive_title(&memory.content, &memory.id),
             pinned: crate::decay::is_pinned(memory),
         }
     }
 
-    /// The text an embedder sees: title, context and content (seed 002 embeds summary +
-    /// content; the context, e.g. the message a reply answers, often carries the meaning).
+    /// The text an embedder sees: the title, the summary and the context (each when there is
+    /// one), then the content. Seed 002 embeds summary + content; the context, e.g. the
+    /// message a reply answers, often carries the meaning.
     ///
     /// A title that only repeats the content is left out: it would double the tokens of a
     /// short memory (and the model's time) without adding meaning.
     pub(crate) fn embedding_text(&self) -> String {
         let title = (!self.title_derived).then_some(self.title.as_str());
-        match (title, &self.context) {
-            (Some(title), Some(context)) => format!("{title}\n{context}\n\n{}", self.content),
-            (Some(title), None) => format!("{title}\n\n{}", self.content),
-            (None, Some(context)) => format!("{context}\n\n{}", self.content),
-            (None, None) => self.content.clone(),
+        let head: Vec<&str> = [title, self.summary.as_deref(), self.context.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        match head.is_empty() {
+            true => self.content.clone(),
+            false => format!("{}\n\n{}", head.join("\n"), self.content),
         }
     }
 }
@@ -145,5 +151,30 @@ impl DocFilter {
             && within(meta.created_at, self.created_from, self.created_to)
             && within(meta.updated_at, self.updated_from, self.updated_to)
             && self.keys.as_ref().is_none_or(|keys| keys.contains(&meta.key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Collection, Limits, NewMemory};
+
+    fn doc_of(new: NewMemory) -> IndexDoc {
+        let memory = new
+            .into_memory(&Collection::default(), &Limits::default(), crate::now())
+            .expect("valid memory");
+        IndexDoc::of(&memory)
+    }
+
+    #[test]
+    fn the_embedding_text_is_title_summary_and_context_then_content() {
+        let plain = doc_of(NewMemory::new("Prefer Metal on Apple silicon."));
+        assert_eq!(plain.embedding_text(), "Prefer Metal on Apple silicon.");
+        let full = doc_of(
+            NewMemory::new("Body.").title("GPU").summary("Use Metal").context("porting"),
+        );
+        assert_eq!(full.embedding_text(), "GPU\nUse Metal\nporting\n\nBody.");
+        let summarised = doc_of(NewMemory::new("Body.").summary("Use Metal"));
+        assert_eq!(summarised.embedding_text(), "Use Metal\n\nBody.");
     }
 }

@@ -117,7 +117,14 @@ impl TextIndex {
             .map_err(|e| damaged(dir, e))?;
         let mut parser = QueryParser::for_index(
             &index,
-            vec![fields.title, fields.content, fields.context, fields.tags_text, fields.id],
+            vec![
+                fields.title,
+                fields.content,
+                fields.context,
+                fields.summary,
+                fields.tags_text,
+                fields.id,
+            ],
         );
         parser.set_field_boost(fields.title, TITLE_BOOST);
         parser.set_field_boost(fields.context, CONTEXT_BOOST);

@@ -37,6 +37,8 @@ pub(super) struct Fields {
     pub(super) content: Field,
     /// The context: English analyzer, half weight.
     pub(super) context: Field,
+    /// The summary: English text.
+    pub(super) summary: Field,
     /// The tags: raw, multi-valued (filters).
     pub(super) tags: Field,
     /// The tags again, as English text (search).
@@ -76,6 +78,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         title: builder.add_text_field("given_title", english.clone()),
         content: builder.add_text_field("content", english.clone()),
         context: builder.add_text_field("context", english.clone()),
+        summary: builder.add_text_field("summary", english.clone()),
         tags: builder.add_text_field("tags", STRING),
         tags_text: builder.add_text_field("tags_text", english),
         kind: builder.add_text_field("type", STRING),
@@ -119,6 +122,9 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_text(f.content, &doc.content);
     if let Some(context) = &doc.context {
         out.add_text(f.context, context);
+    }
+    if let Some(summary) = &doc.summary {
+        out.add_text(f.summary, summary);
     }
     for tag in &meta.tags {
         out.add_text(f.tags, tag);

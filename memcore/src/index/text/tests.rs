@@ -513,3 +513,34 @@ fn measure_costs() {
     });
     time("reopen", &mut || drop(TextIndex::open(&index.dir).expect("open")));
 }
+
+/// The summary is searched like the content; a title derived from the content is not
+/// indexed a second time.
+#[test]
+fn summaries_are_searched_and_derived_titles_are_not_indexed_twice() {
+    let (_dir, index) = open();
+    let summarised = NewMemory::new("The deploy script now waits for the health check.")
+        .id("deploy")
+        .summary("Rollout ordering for kubernetes")
+        .into_memory(&Collection::default(), &Limits::default(), crate::now())
+        .expect("valid memory");
+    let untitled = NewMemory::new("Metal shaders compile at first launch.")
+        .id("first")
+        .into_memory(&Collection::default(), &Limits::default(), crate::now())
+        .expect("valid memory");
+    let titled = NewMemory::new("Metal shaders compile at first launch.")
+        .id("second")
+        .title("Notes")
+        .into_memory(&Collection::default(), &Limits::default(), crate::now())
+        .expect("valid memory");
+    let docs: Vec<IndexDoc> = [&summarised, &untitled, &titled].map(IndexDoc::of).to_vec();
+    assert!(docs[1].title_derived && !docs[2].title_derived);
+    index.apply(&docs, &[]).expect("apply");
+    assert_eq!(keys(&index, "kubernetes", &DocFilter::default()), [key("memory/deploy")]);
+    // The same content with a derived title or an unrelated given one scores the same: the
+    // derived title adds nothing (indexed, it would match the query a second time).
+    let scores: Vec<(MemoryRef, f32)> =
+        index.search("metal shaders", &DocFilter::default(), 10).expect("search");
+    assert_eq!(scores.len(), 2, "{scores:?}");
+    assert!((scores[0].1 - scores[1].1).abs() < 1e-4, "{scores:?}");
+}
