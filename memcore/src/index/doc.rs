@@ -170,9 +170,8 @@ mod tests {
     fn the_embedding_text_is_title_summary_and_context_then_content() {
         let plain = doc_of(NewMemory::new("Prefer Metal on Apple silicon."));
         assert_eq!(plain.embedding_text(), "Prefer Metal on Apple silicon.");
-        let full = doc_of(
-            NewMemory::new("Body.").title("GPU").summary("Use Metal").context("porting"),
-        );
+        let full =
+            doc_of(NewMemory::new("Body.").title("GPU").summary("Use Metal").context("porting"));
         assert_eq!(full.embedding_text(), "GPU\nUse Metal\nporting\n\nBody.");
         let summarised = doc_of(NewMemory::new("Body.").summary("Use Metal"));
         assert_eq!(summarised.embedding_text(), "Use Metal\n\nBody.");
