@@ -151,8 +151,10 @@ fn search_finds_archived_memories_only_when_asked() {
     let sandbox = Sandbox::new();
     sandbox.put(&long_content(), &["--id", "warm", "--summary", SUMMARY]);
     sandbox.put("Priming: run the warm-up job before traffic.", &["--id", "prime"]);
-    // The summary is not searched while the memory is active: only its content is.
-    assert_eq!(found(&sandbox, "priming", &["--status", "active,archived"]), ["memory/prime"]);
+    // The summary is searched beside the content, while the memory is active too.
+    let mut active = found(&sandbox, "priming", &["--status", "active,archived"]);
+    active.sort();
+    assert_eq!(active, ["memory/prime", "memory/warm"]);
     sandbox.run(&["-q", "status", "warm", "archived"]).assert().success();
 
     // By default only active and resolved memories are searched.
