@@ -45,7 +45,7 @@ CORPUS: list[dict[str, Any]] = [
         "created_at": NOW - dt.timedelta(days=5),
     },
     {
-        "content": "# GPU budget\n\nThe GPU cluster budget is reviewed every quarter.",
+        "content": "# GPU budget\n\nThe GPU rendering cluster budget is reviewed every quarter.",
         "collection": "decisions",
         "type": "decision",
         "tags": ["gpu", "budget"],
