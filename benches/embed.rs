@@ -1,4 +1,4 @@
-//! Embedding speed of the default ONNX embedder (all-MiniLM-L6-v2 int8) on the real model.
+//! Embedding speed of the default ONNX embedder (all-MiniLM-L6-v2, dynamic int8) on the real model.
 //!
 //! Needs the model files: run `scripts/fetch-models` first. Run with
 //! `cargo bench --bench embed`.

@@ -218,14 +218,15 @@ class MiniLM:
     """all-MiniLM-L6-v2 int8 from memcore's model files, run the way memcore's embedder runs it.
 
     sentence-transformers' pipeline (truncation at 256 tokens, mean pooling over the attention
-    mask, L2 normalisation) with memcore's batching: texts in groups of 256 (what memcore's
-    indexing hands its embedder per call), sorted by token length within a group, cut into
-    chunks of 32 padded to their longest text, the chunks spread over one ONNX session per core
-    (at most 4), each session on one intra-op thread without spinning.
+    mask, L2 normalisation) with memcore's scheduling: texts in groups of 256 (what memcore's
+    indexing hands its embedder per call), sorted by token length within a group, each text run
+    on its own (dynamic int8 quantisation would make a batched text's vector depend on its
+    neighbours), spread over one ONNX session per core (at most 4), each session on one intra-op
+    thread without spinning.
     """
 
     GROUP = 256
-    CHUNK = 32
+    CHUNK = 1
 
     def __init__(self, model_dir: Path) -> None:
         import numpy as np

@@ -77,11 +77,13 @@ pub fn model() -> Arc<OnnxEmbedder> {
     Arc::new(OnnxEmbedder::new(&files).unwrap_or_else(|e| panic!("{}", e.report())))
 }
 
-/// Vectors of the first `n` passages, from the cache or computed (and cached).
+/// Vectors of the first `n` passages, from the cache (one file per model and size) or
+/// computed (and cached).
 pub fn vectors(model: &OnnxEmbedder, passages: &[Passage]) -> Vec<Vec<f32>> {
     let n = passages.len();
     let path = std::env::var_os("MEMCORE_BENCH_VECTORS").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-cache/minilm-{n}.f32"))
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("target/bench-cache/{}-{n}.f32", model.model_id()))
     });
     if let Ok(bytes) = std::fs::read(&path)
         && bytes.len() >= n * DIM * 4

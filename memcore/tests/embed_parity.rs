@@ -12,7 +12,18 @@ use memcore::{Category, Embedder, ModelFiles, OnnxEmbedder};
 
 const REFERENCE: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/minilm/reference.json");
-const MIN_COSINE: f32 = 0.9999;
+
+/// How close a vector must come to the reference (worst text, mean over texts). The reference
+/// was made with the wheel's model, so that file must match it exactly; the dynamic int8 model
+/// `scripts/fetch-models` makes from it is within its quantisation error (measured: worst
+/// 0.988, mean 0.993).
+fn tolerance(model_id: &str) -> (f32, f32) {
+    match model_id {
+        "all-MiniLM-L6-v2-int8" => (0.9999, 0.9999),
+        "all-MiniLM-L6-v2-dynamic-int8" => (0.985, 0.99),
+        other => panic!("no reference tolerance for model {other}"),
+    }
+}
 
 fn model_files() -> ModelFiles {
     ModelFiles::locate(None).unwrap_or_else(|e| {
@@ -67,21 +78,26 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 fn assert_parity(label: &str, texts: &[String], got: &[Vec<f32>], want: &[Vec<f32>]) {
     assert_eq!(got.len(), want.len(), "{label}: one vector per text");
+    let (min_cosine, min_mean) = tolerance(embedder().model_id());
     let mut worst = (f32::INFINITY, 0);
+    let mut sum = 0.0;
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         assert_eq!(g.len(), 384, "{label}: dimension of {:?}", texts[i]);
         let c = cosine(g, w);
+        sum += c;
         if c < worst.0 {
             worst = (c, i);
         }
     }
-    eprintln!("{label}: worst cosine {} ({:?})", worst.0, texts[worst.1]);
+    let mean = sum / got.len() as f32;
+    eprintln!("{label}: worst cosine {} ({:?}), mean {mean}", worst.0, texts[worst.1]);
     assert!(
-        worst.0 >= MIN_COSINE,
-        "{label}: cosine {} < {MIN_COSINE} for {:?}",
+        worst.0 >= min_cosine,
+        "{label}: cosine {} < {min_cosine} for {:?}",
         worst.0,
         texts[worst.1]
     );
+    assert!(mean >= min_mean, "{label}: mean cosine {mean} < {min_mean}");
 }
 
 #[test]
@@ -114,15 +130,31 @@ fn batches_larger_than_a_chunk_keep_order() {
     assert_parity("large batch", &labels, &got, &want);
 }
 
+/// Dynamic quantisation scales a run's activations by their range over the whole input, so a
+/// text's vector must not depend on which other texts share its batch.
+#[test]
+fn a_vector_does_not_depend_on_its_batch() {
+    let reference = reference();
+    let texts: Vec<&str> = reference.texts.iter().map(String::as_str).collect();
+    let batch = embedder().embed(&texts).expect("embed batch");
+    for (text, in_batch) in texts.iter().zip(&batch) {
+        let alone = embedder().embed(&[text]).expect("embed single").remove(0);
+        let c = cosine(in_batch, &alone);
+        assert!(c > 0.99999, "cosine {c} between {text:?} in a batch and alone");
+    }
+}
+
 #[test]
 fn vectors_are_unit_length_and_model_is_described() {
     let e = embedder();
-    assert_eq!(e.model_id(), "all-MiniLM-L6-v2-int8");
+    let id = model_files().verify().expect("a pinned model");
+    assert_eq!(e.model_id(), id);
+    assert!(id.starts_with("all-MiniLM-L6-v2-"), "{id}");
     assert_eq!(e.dimension(), 384);
     let v = e.embed(&["unit length"]).expect("embed");
     let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-5, "norm {norm}");
-    assert!(format!("{e:?}").contains("all-MiniLM-L6-v2-int8"));
+    assert!(format!("{e:?}").contains(id));
 }
 
 #[test]
@@ -192,7 +224,11 @@ fn corrupted_model_is_an_embedding_error() {
 
 #[test]
 fn verify_accepts_the_real_model() {
-    model_files().verify().expect("the fetched model has the pinned hash");
+    let id = model_files().verify().expect("the fetched model has the pinned hash");
+    assert_eq!(
+        id, "all-MiniLM-L6-v2-dynamic-int8",
+        "scripts/fetch-models installs the quantised model"
+    );
 }
 
 /// A fresh embedder (its batch sessions not made yet): two first batches at once make them

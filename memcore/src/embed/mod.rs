@@ -33,7 +33,7 @@ pub(crate) const FETCH_RECOVERY: &str =
 /// Vectors from different models live in different spaces: [`Embedder::model_id`] is stored
 /// with every vector so that a change of model means re-embedding, never mixing.
 pub trait Embedder: Send + Sync + std::fmt::Debug {
-    /// A stable identifier of the model and its pipeline, e.g. `"all-MiniLM-L6-v2-int8"`.
+    /// A stable identifier of the model and its pipeline, e.g. `"all-MiniLM-L6-v2-dynamic-int8"`.
     fn model_id(&self) -> &str;
 
     /// The length of every vector this embedder returns.

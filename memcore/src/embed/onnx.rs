@@ -1,13 +1,14 @@
-//! The default embedder: all-MiniLM-L6-v2 (int8) through ONNX Runtime.
+//! The default embedder: all-MiniLM-L6-v2 (dynamic int8) through ONNX Runtime.
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ort::session::{RunOptions, Session, SessionInputValue};
+use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 use parking_lot::{Mutex, MutexGuard};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
@@ -18,14 +19,10 @@ use super::runtime::{Runtime, panic_message, runtime};
 use super::{Embedder, FETCH_RECOVERY};
 use crate::{Error, Result};
 
-/// The model id recorded with every vector this embedder makes.
-const MODEL_ID: &str = "all-MiniLM-L6-v2-int8";
 /// The length of every vector.
 const DIMENSION: usize = 384;
 /// Token limit per text (sentence-transformers' `max_seq_length` for this model).
 const MAX_TOKENS: usize = 256;
-/// Texts per inference call; larger inputs are split.
-const CHUNK: usize = 32;
 /// Vectors of one worker, each with the index of its text.
 type Embedded = Vec<(usize, Vec<f32>)>;
 
@@ -34,8 +31,6 @@ type Embedded = Vec<(usize, Vec<f32>)>;
 const MAX_SESSIONS: usize = 4;
 /// The model output pooled into sentence vectors.
 const OUTPUT: &str = "last_hidden_state";
-/// ONNX Runtime's run option releasing a session's unused arena memory after the run.
-const ARENA_SHRINKAGE: &str = "memory.enable_memory_arena_shrinkage";
 
 /// Recovery hint for failures while running the model on valid files.
 const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --force` to \
@@ -44,23 +39,30 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// Embeds text with sentence-transformers all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions).
 ///
 /// The pipeline is sentence-transformers': the model's WordPiece tokenizer, truncation at 256
-/// tokens, padding to the longest text of a batch, mean pooling over the attention mask and
-/// L2 normalisation, so the cosine of two vectors is their dot product.
+/// tokens, mean pooling over the tokens and L2 normalisation, so the cosine of two vectors is
+/// their dot product. The model is the one [`ModelFiles::verify`] recognises, and its id
+/// ([`Embedder::model_id`]) follows the file: `scripts/fetch-models` installs a dynamic int8
+/// one, whose matrix products run in int8 (about three times faster than the wheel's file,
+/// which computes in fp32).
+///
+/// Every text runs through the model on its own: dynamic quantisation scales a run's
+/// activations by their range over the whole input, so a text batched with others would get
+/// a vector that depends on them, and padded batches are slower here anyway (546 against 208
+/// passages/s).
 ///
 /// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
 /// and stays loaded for the life of the process (one runtime library per process). A single
 /// text (a search query) runs on the query session, made with the embedder, whose threads
-/// (one per core, at most four) spin while it runs: about 5 ms instead of 8 for a short query
-/// on two cores. Batches run on one session per core (at most four), made on the first
-/// batch, each on one intra-op thread without spinning, so they do not fight the caller's own
-/// threads: a large input is cut into chunks of 32 texts, longest first, taken by whichever
-/// session is free. Making a session costs about 170 ms (ONNX Runtime folds the quantised
-/// weights), so a fresh process that only queries (a hook, a CLI search) makes one instead of
-/// one per core more; a process that only ingests keeps the idle query session (its weights,
-/// tens of MB). A query finding the query session busy takes a batch session once they exist,
-/// so it waits for one chunk of a long ingest at most; before that it waits for the query
-/// session. On one core a single batch session does everything. Tokenisation runs outside
-/// the locks.
+/// (one per core, at most four) spin while it runs: about 2 ms for a short query on two
+/// cores. Several texts run on one session per core (at most four), made on the first such
+/// call, each on one intra-op thread without spinning, so they do not fight the caller's own
+/// threads: longest first, each text taken by whichever session is free. Making a session
+/// costs about 60 ms, so a fresh process that only queries (a hook, a CLI search) makes one
+/// instead of one per core more; a process that only ingests keeps the idle query session
+/// (its weights, about 20 MB). A query finding the query session busy takes a batch session
+/// once they exist, so it waits for one text of a long ingest at most; before that it waits
+/// for the query session. On one core a single batch session does everything. Tokenisation
+/// runs outside the locks.
 ///
 /// ```no_run
 /// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
@@ -75,8 +77,8 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// ```
 pub struct OnnxEmbedder {
     tokenizer: Tokenizer,
-    /// One session per core, made on the first batch: chunks of a large input run on all of
-    /// them at once.
+    /// One session per core, made on the first batch: the texts of a large input run on all
+    /// of them at once.
     batch_sessions: OnceLock<Vec<Mutex<Session>>>,
     /// Held while the batch sessions are made, so that two first batches make them once.
     making_batch_sessions: Mutex<()>,
@@ -89,12 +91,14 @@ pub struct OnnxEmbedder {
     model: PathBuf,
     /// Whether the model takes `token_type_ids` (this one does; some exports do not).
     token_type_ids: bool,
+    /// The id recorded with every vector, from the model file's hash.
+    model_id: &'static str,
 }
 
 impl fmt::Debug for OnnxEmbedder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OnnxEmbedder")
-            .field("model_id", &MODEL_ID)
+            .field("model_id", &self.model_id)
             .field("dimension", &DIMENSION)
             .field("max_tokens", &MAX_TOKENS)
             .finish_non_exhaustive()
@@ -112,7 +116,7 @@ impl OnnxEmbedder {
     /// loaded (or a different one is already loaded in this process), or the model does not
     /// have the expected inputs and outputs.
     pub fn new(files: &ModelFiles) -> Result<Self> {
-        files.verify()?;
+        let model_id = files.verify()?;
         let tokenizer = load_tokenizer(files)?;
         let rt = runtime(&files.runtime)?;
 
@@ -136,6 +140,7 @@ impl OnnxEmbedder {
             runtime: rt,
             model: files.model.clone(),
             token_type_ids,
+            model_id,
         })
     }
 
@@ -163,7 +168,7 @@ impl OnnxEmbedder {
         Ok(self.batch_sessions.get_or_init(|| sessions.into_iter().map(Mutex::new).collect()))
     }
 
-    /// Tokenises `texts`, runs them in chunks of similar length and returns vectors in the
+    /// Tokenises `texts`, runs them one by one on the sessions and returns vectors in the
     /// input order.
     fn embed_all(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let encodings = texts
@@ -185,30 +190,28 @@ impl OnnxEmbedder {
                 (None, Some(_)) => None,
             };
             if let Some(session) = session {
-                return self.run_batch(&[encoding], session, false);
+                return Ok(vec![self.run_one(encoding, session)?]);
             }
         }
         let sessions = self.batch_sessions()?;
 
-        // Sorting by length keeps padding (wasted attention work) small in mixed batches; the
-        // attention mask makes the result independent of the batch a text lands in.
+        // One text per run: the model quantises each run's activations by their range over
+        // the whole input, so a text's vector would otherwise depend on the texts sharing its
+        // batch (and padded batches cost more than single texts here: 546 against 208 texts/s).
+        // Longest first, each taken by whichever worker is free next: the workers finish
+        // together instead of one waiting on the other's longer texts.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
-        order.sort_by_key(|&i| encodings[i].get_ids().len());
-
-        // Longest chunks first, each taken by whichever worker is free next: the workers
-        // finish together instead of one waiting on the other's longer texts.
-        let chunks: Vec<&[usize]> = order.chunks(CHUNK).rev().collect();
+        order.sort_by_key(|&i| Reverse(encodings[i].get_ids().len()));
         let next = AtomicUsize::new(0);
-        let workers = sessions.len().min(chunks.len());
+        let workers = sessions.len().min(order.len());
         let run = |worker: usize| -> Result<Embedded> {
             let mut done = Vec::new();
-            while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
-                let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                 let session = match workers {
                     1 => free_session(sessions),
                     _ => sessions[worker].lock(),
                 };
-                done.extend(chunk.iter().copied().zip(self.run_batch(&batch, session, true)?));
+                done.push((i, self.run_one(&encodings[i], session)?));
             }
             Ok(done)
         };
@@ -235,32 +238,19 @@ impl OnnxEmbedder {
         Ok(vectors)
     }
 
-    /// Runs one padded batch through the model on `session` and pools it; `shrink_arena`
-    /// releases the session's unused arena memory afterwards.
-    fn run_batch(
+    /// Runs one text through the model on `session` and pools its tokens into a vector.
+    fn run_one(
         &self,
-        batch: &[&Encoding],
+        encoding: &Encoding,
         mut session: MutexGuard<'_, Session>,
-        shrink_arena: bool,
-    ) -> Result<Vec<Vec<f32>>> {
-        let rows = batch.len();
-        let cols = batch.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
-        let mut ids = vec![0i64; rows * cols];
-        let mut mask = vec![0i64; rows * cols];
-        for (row, encoding) in batch.iter().enumerate() {
-            let start = row * cols;
-            for (j, (&id, &m)) in
-                encoding.get_ids().iter().zip(encoding.get_attention_mask()).enumerate()
-            {
-                ids[start + j] = i64::from(id);
-                mask[start + j] = i64::from(m);
-            }
-        }
-
+    ) -> Result<Vec<f32>> {
+        let tokens = encoding.get_ids().len();
+        let ids: Vec<i64> = encoding.get_ids().iter().map(|&id| i64::from(id)).collect();
+        let mask: Vec<i64> = encoding.get_attention_mask().iter().map(|&m| i64::from(m)).collect();
         let tensor = |data: Vec<i64>| {
-            Tensor::from_array(([rows, cols], data)).map_err(|e| {
+            Tensor::from_array(([1, tokens], data)).map_err(|e| {
                 Error::embedding(
-                    format!("cannot build an input tensor of shape [{rows}, {cols}]: {e}"),
+                    format!("cannot build an input tensor of shape [1, {tokens}]: {e}"),
                     Some(Box::new(e)),
                     RUN_RECOVERY,
                 )
@@ -271,7 +261,7 @@ impl OnnxEmbedder {
             ("attention_mask".into(), tensor(mask.clone())?.into()),
         ];
         if self.token_type_ids {
-            inputs.push(("token_type_ids".into(), tensor(vec![0i64; rows * cols])?.into()));
+            inputs.push(("token_type_ids".into(), tensor(vec![0i64; tokens])?.into()));
         }
 
         let run_error = |e: ort::Error| {
@@ -281,16 +271,9 @@ impl OnnxEmbedder {
                 RUN_RECOVERY,
             )
         };
-        // A batch hands the memory its activations took back (a session's arena otherwise
-        // keeps the largest batch's: about 190 MB per session after an ingest); a query's are
-        // small, and keeping them saves it a few allocations.
-        let mut options = RunOptions::new().map_err(run_error)?;
-        if shrink_arena {
-            options.set(ARENA_SHRINKAGE, "cpu:0").map_err(run_error)?;
-        }
-        let outputs = session.run_with_options(inputs, &options).map_err(run_error)?;
+        let outputs = session.run(inputs).map_err(run_error)?;
         let (shape, hidden) = outputs[OUTPUT].try_extract_tensor::<f32>().map_err(run_error)?;
-        let expected = [rows as i64, cols as i64, DIMENSION as i64];
+        let expected = [1, tokens as i64, DIMENSION as i64];
         if **shape != expected {
             return Err(Error::embedding(
                 format!("the embedding model returned shape {shape:?}, expected {expected:?}"),
@@ -298,17 +281,13 @@ impl OnnxEmbedder {
                 FETCH_RECOVERY,
             ));
         }
-        Ok(hidden
-            .chunks_exact(cols * DIMENSION)
-            .zip(mask.chunks_exact(cols))
-            .map(|(tokens, mask)| mean_pool_normalise(tokens, mask, DIMENSION))
-            .collect())
+        Ok(mean_pool_normalise(hidden, &mask, DIMENSION))
     }
 }
 
 impl Embedder for OnnxEmbedder {
     fn model_id(&self) -> &str {
-        MODEL_ID
+        self.model_id
     }
 
     fn dimension(&self) -> usize {
@@ -361,7 +340,7 @@ fn cores() -> usize {
 
 /// Loads `tokenizer.json` with sentence-transformers' settings instead of its packaged ones
 /// (fixed padding to 128 and truncation at 128): truncation at [`MAX_TOKENS`], no padding
-/// (batches are padded to their longest text in [`OnnxEmbedder::run_batch`]).
+/// (each text runs through the model on its own, [`OnnxEmbedder::run_one`]).
 ///
 /// Texts are encoded one by one with [`Tokenizer::encode`], which never uses the tokenizers
 /// crate's rayon pool, so its parallelism is off without touching its process-wide setting.
