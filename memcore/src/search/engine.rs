@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::fusion::rrf;
+use super::fusion::hybrid_score;
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
 use crate::decay::{DecayConfig, recency_factor};
@@ -11,8 +11,6 @@ use crate::indexed::{IndexedStore, Maintenance};
 use crate::links::{EdgeTypes, LinkEdge, extract_links, graph};
 use crate::{Collection, Error, MemoryRef, Result, Timestamp};
 
-/// Reciprocal-rank-fusion constant (Cormack et al.).
-const RRF_K: f64 = 60.0;
 /// Candidates fetched from each index per hit asked for, so fusion and filters have room.
 const OVERFETCH: usize = 4;
 /// Candidates fetched at least.
@@ -261,10 +259,7 @@ fn fuse(
         .into_iter()
         .map(|(key, mut p)| {
             p.base = match mode {
-                SearchMode::Hybrid => {
-                    p.text_rank.map_or(0.0, |r| rrf(r, RRF_K, 1.0))
-                        + p.vector_rank.map_or(0.0, |r| rrf(r, RRF_K, 1.0))
-                }
+                SearchMode::Hybrid => hybrid_score(p.text_rank, p.vector_rank),
                 SearchMode::Text => f64::from(p.text_score.unwrap_or(0.0)),
                 SearchMode::Semantic => f64::from(p.vector_similarity.unwrap_or(0.0)),
             };
@@ -311,7 +306,7 @@ mod tests {
         assert_eq!(fused[0].0.to_string(), "m/b");
         let parts = fused[0].1;
         assert_eq!((parts.text_rank, parts.vector_rank), (Some(2), Some(1)));
-        assert!((parts.base - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-12);
+        assert!((parts.base - hybrid_score(Some(2), Some(1))).abs() < 1e-12);
         assert_eq!(fused.len(), 4);
     }
 

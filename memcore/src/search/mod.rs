@@ -1,5 +1,5 @@
-//! Search: [`Query`] in, [`SearchResults`] out. Modes semantic, text and hybrid (reciprocal
-//! rank fusion, k = 60), filters pushed into the indexes, `key=value` filters checked on the
+//! Search: [`Query`] in, [`SearchResults`] out. Modes semantic, text and hybrid (weighted
+//! reciprocal rank fusion: `1/(5 + text rank) + 0.7/(5 + vector rank)`), filters pushed into the indexes, `key=value` filters checked on the
 //! stored memory, an optional recency boost, and score parts on every hit.
 
 pub(crate) mod engine;
