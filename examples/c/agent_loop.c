@@ -21,6 +21,7 @@
  * The JSON handling here (escaping a string, reading the fields the loop needs) is the
  * least that works for this conversation; a real program would use a JSON library.
  */
+#define _POSIX_C_SOURCE 200112L /* setenv */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,9 @@ static int turn(memcore_t *mc, const char *text) {
 }
 
 int main(int argc, char **argv) {
+  /* ONNX Runtime sends Microsoft telemetry unless this is set before it loads; set it while
+   * the process has one thread (a value the user gave wins). */
+  setenv("ORT_DISABLE_TELEMETRY", "1", 0);
   if (argc != 3) {
     fprintf(stderr, "usage: %s CONVERSATION STORE_DIR (a fresh directory: the agent starts "
             "with no memories)\n", argv[0]);

@@ -19,7 +19,25 @@ use std::process::ExitCode;
 use failure::Failure;
 use output::Output;
 
+/// ONNX Runtime 1.29 and later (the PyPI build memcore loads) sends Microsoft telemetry from
+/// Linux and macOS and keeps a device id under `~/.cache/Microsoft`, unless this variable is
+/// set before it loads; the library's own switch (`with_telemetry(false)`) comes too late to
+/// stop the first event. memcore promises no network, so the command sets it unless the user
+/// did.
+const ORT_TELEMETRY_OPT_OUT: &str = "ORT_DISABLE_TELEMETRY";
+
+/// Sets [`ORT_TELEMETRY_OPT_OUT`] unless the environment already has it.
+#[allow(unsafe_code)]
+fn opt_out_of_runtime_telemetry() {
+    if std::env::var_os(ORT_TELEMETRY_OPT_OUT).is_none() {
+        // SAFETY: the first thing `main` does, while the process has a single thread, so no
+        // other thread can read or write the environment at the same time.
+        unsafe { std::env::set_var(ORT_TELEMETRY_OPT_OUT, "1") };
+    }
+}
+
 fn main() -> ExitCode {
+    opt_out_of_runtime_telemetry();
     let cli = match cli::parse() {
         Ok(cli) => cli,
         // `--help` and `--version` arrive here too, as clap "errors" meant for stdout.

@@ -4,6 +4,9 @@ Fails when no model is installed (`scripts/fetch-models`; `scripts/test-all` fet
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -11,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import memcore
+from conftest import real_model_dir
 
 
 @pytest.mark.usefixtures("real_model")
@@ -44,3 +48,31 @@ def test_writes_embed_with_the_gil_released(store_path: Path) -> None:
         assert spins > 1_000 * elapsed, f"{spins} spins in {elapsed:.2f}s: was the GIL held?"
         assert len(store.list()) == len(texts)
         assert store.get("retry-policy").version == 2
+
+
+RUNTIME_TELEMETRY_PROBE = """
+import os, sys
+import memcore
+assert os.environ["ORT_DISABLE_TELEMETRY"] == sys.argv[2], os.environ["ORT_DISABLE_TELEMETRY"]
+with memcore.open(sys.argv[1]) as store:
+    store.put("# Metal on Apple silicon\\n\\nThe renderer reaches the GPU through Metal.")
+    results = store.search("graphics on a Mac", mode="semantic")
+    assert results.mode == "semantic" and results.warnings == (), results.warnings
+"""
+
+
+@pytest.mark.usefixtures("real_model")
+def test_onnx_runtime_telemetry_is_off_unless_the_program_turns_it_on(tmp_path: Path) -> None:
+    """ONNX Runtime would keep a device id under ~/.cache/Microsoft (and send telemetry)."""
+    model_dir = str(real_model_dir())
+    for given, expected, cache_written in ((None, "1", False), ("0", "0", True)):
+        home = tmp_path / f"home-{expected}"
+        env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")}
+        env.update(HOME=str(home), MEMCORE_MODEL_DIR=model_dir)
+        if given is not None:
+            env["ORT_DISABLE_TELEMETRY"] = given
+        store = tmp_path / f"store-{expected}"
+        probe = [sys.executable, "-c", RUNTIME_TELEMETRY_PROBE, str(store), expected]
+        done = subprocess.run(probe, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert (home / ".cache" / "Microsoft").exists() == cache_written, given

@@ -1,6 +1,8 @@
 //! search: text fallback without the model (fast), filters, JSON schema, and one search with
 //! the real embedding model.
 
+use std::path::PathBuf;
+
 use predicates::prelude::*;
 use predicates::str::contains;
 
@@ -85,12 +87,24 @@ fn semantic_search_with_the_real_model() {
     // The model comes from scripts/fetch-models (scripts/test-all and CI run it first):
     // $MEMCORE_MODEL_DIR as the environment sets it, else the default cache. Like the
     // library's model tests, this fails rather than skips when the files are missing.
+    // A home of its own, to see that ONNX Runtime's telemetry stays off (it would keep a
+    // device id under ~/.cache/Microsoft).
+    let home = sandbox.path().join("user-home");
+    let model_dir = std::env::var_os("MEMCORE_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let cache =
+            std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+        let cache = cache.unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME or MEMCORE_MODEL_DIR"))
+                .join(".cache")
+        });
+        cache.join("memcore/models/all-minilm-l6-v2-int8")
+    });
     let real = |args: &[&str]| {
         let mut cmd = sandbox.run(args);
-        match std::env::var_os("MEMCORE_MODEL_DIR") {
-            Some(dir) => cmd.env("MEMCORE_MODEL_DIR", dir),
-            None => cmd.env_remove("MEMCORE_MODEL_DIR"),
-        };
+        cmd.env("MEMCORE_MODEL_DIR", &model_dir)
+            .env("HOME", &home)
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("ORT_DISABLE_TELEMETRY");
         cmd
     };
     let model = real(&["model", "--json"]).output().unwrap();
@@ -117,4 +131,8 @@ fn semantic_search_with_the_real_model() {
     let hybrid = real(&["search", "graphics card speed tricks", "--json"]).assert().success();
     let hybrid: serde_json::Value = serde_json::from_slice(&hybrid.get_output().stdout).unwrap();
     assert_eq!((hybrid["mode"].as_str(), hit_ids(&hybrid)[0]), (Some("hybrid"), "gpu"));
+    assert!(
+        !home.join(".cache").exists(),
+        "ONNX Runtime wrote to the user's cache: telemetry is on"
+    );
 }

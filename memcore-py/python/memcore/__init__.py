@@ -41,7 +41,14 @@ next); :class:`ValidationError` is also a ``ValueError``, and :class:`RequestErr
 handle can serve many threads.
 """
 
-from ._memcore import (
+import os as _os
+
+# ONNX Runtime 1.29 and later (the PyPI build memcore loads) sends Microsoft telemetry from
+# Linux and macOS, and keeps a device id under ~/.cache/Microsoft, unless this variable is set
+# before it loads. memcore promises no network: opt out, unless the program chose otherwise.
+_os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+from ._memcore import (  # noqa: E402 (after the opt-out above)
     ChangedFile,
     CommitInfo,
     ConflictError,

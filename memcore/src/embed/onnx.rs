@@ -19,8 +19,6 @@ use super::runtime::{Runtime, panic_message, runtime};
 use super::{Embedder, FETCH_RECOVERY};
 use crate::{Error, Result};
 
-/// The length of every vector.
-const DIMENSION: usize = 384;
 /// Token limit per text (sentence-transformers' `max_seq_length` for this model).
 const MAX_TOKENS: usize = 256;
 /// Vectors of one worker, each with the index of its text.
@@ -64,6 +62,13 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 /// for the query session. On one core a single batch session does everything. Tokenisation
 /// runs outside the locks.
 ///
+/// ONNX Runtime 1.29 and later sends Microsoft telemetry from Linux and macOS, and keeps a
+/// device id under `~/.cache/Microsoft`, unless `ORT_DISABLE_TELEMETRY=1` is in the
+/// environment when the first embedder loads it (the environment's own switch, which memcore
+/// sets, comes too late for the first event). This library cannot set the variable safely
+/// once threads run: set it first thing in `main`, as the `memcore` command and the Python
+/// module do.
+///
 /// ```no_run
 /// use memcore::{Embedder, ModelFiles, OnnxEmbedder};
 ///
@@ -99,13 +104,16 @@ impl fmt::Debug for OnnxEmbedder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OnnxEmbedder")
             .field("model_id", &self.model_id)
-            .field("dimension", &DIMENSION)
+            .field("dimension", &Self::DIMENSION)
             .field("max_tokens", &MAX_TOKENS)
             .finish_non_exhaustive()
     }
 }
 
 impl OnnxEmbedder {
+    /// The length of every vector ([`Embedder::dimension`]), known before the model loads.
+    pub const DIMENSION: usize = 384;
+
     /// Loads the model, its tokenizer and (once per process) ONNX Runtime.
     ///
     /// Checks the model's hash first ([`ModelFiles::verify`]).
@@ -117,16 +125,32 @@ impl OnnxEmbedder {
     /// have the expected inputs and outputs.
     pub fn new(files: &ModelFiles) -> Result<Self> {
         let model_id = files.verify()?;
-        let tokenizer = load_tokenizer(files)?;
-        let rt = runtime(&files.runtime)?;
-
         // The first session checks the model: the query session on two cores or more (all a
         // process answering queries needs), else the one batch session.
         let cores = cores();
-        let first = match cores {
-            1 => load_session(&rt.env, &files.model, 1, false)?,
-            _ => load_session(&rt.env, &files.model, cores.min(MAX_SESSIONS), true)?,
+        let first_session = || -> Result<(&'static Runtime, Session)> {
+            let rt = runtime(&files.runtime)?;
+            let session = match cores {
+                1 => load_session(&rt.env, &files.model, 1, false)?,
+                _ => load_session(&rt.env, &files.model, cores.min(MAX_SESSIONS), true)?,
+            };
+            Ok((rt, session))
         };
+        // The tokenizer (10-20 ms) loads while ONNX Runtime makes the session; without a
+        // thread, one after the other.
+        let (tokenizer, first) = std::thread::scope(|scope| {
+            let loading = std::thread::Builder::new().spawn_scoped(scope, || load_tokenizer(files));
+            let first = first_session();
+            let tokenizer = match loading {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(Error::embedding("loading the tokenizer panicked", None, FETCH_RECOVERY))
+                }),
+                Err(_) => load_tokenizer(files),
+            };
+            (tokenizer, first)
+        });
+        let tokenizer = tokenizer?;
+        let (rt, first) = first?;
         let token_type_ids = check_signature(&first, &files.model)?;
         let (query_session, batch_sessions) = match cores {
             1 => (None, OnceLock::from(vec![Mutex::new(first)])),
@@ -273,7 +297,7 @@ impl OnnxEmbedder {
         };
         let outputs = session.run(inputs).map_err(run_error)?;
         let (shape, hidden) = outputs[OUTPUT].try_extract_tensor::<f32>().map_err(run_error)?;
-        let expected = [1, tokens as i64, DIMENSION as i64];
+        let expected = [1, tokens as i64, Self::DIMENSION as i64];
         if **shape != expected {
             return Err(Error::embedding(
                 format!("the embedding model returned shape {shape:?}, expected {expected:?}"),
@@ -281,7 +305,7 @@ impl OnnxEmbedder {
                 FETCH_RECOVERY,
             ));
         }
-        Ok(mean_pool_normalise(hidden, &mask, DIMENSION))
+        Ok(mean_pool_normalise(hidden, &mask, Self::DIMENSION))
     }
 }
 
@@ -291,7 +315,7 @@ impl Embedder for OnnxEmbedder {
     }
 
     fn dimension(&self) -> usize {
-        DIMENSION
+        Self::DIMENSION
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {

@@ -15,8 +15,8 @@ use parking_lot::{Mutex, MutexGuard};
 use super::{Applied, DerivedIndex, GraphStatus, IndexDoc, Staged, Unavailable, VectorIndex};
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
-/// Texts embedded per model call while indexing: several of the embedder's 32-text chunks,
-/// so an embedder with a session per core runs them at once.
+/// Texts embedded per model call while indexing: many per core, so an embedder with a
+/// session per core keeps them all busy.
 const EMBED_BATCH: usize = 256;
 
 /// Where the embedder comes from.
@@ -125,18 +125,40 @@ impl SemanticIndex {
 
     fn open(&self) -> std::result::Result<Semantic, Unavailable> {
         let unavailable = |e: Error| Unavailable(e.report());
-        let embedder: Arc<dyn Embedder> = match &self.choice {
+        let open =
+            |dimension: usize, model_id: &str| VectorIndex::open(&self.dir, dimension, model_id);
+        let (embedder, opened): (Arc<dyn Embedder>, _) = match &self.choice {
             EmbedderChoice::Off => {
                 return Err(Unavailable("semantic search is turned off in the config".into()));
             }
-            EmbedderChoice::Given(embedder) => Arc::clone(embedder),
+            EmbedderChoice::Given(embedder) => {
+                (Arc::clone(embedder), open(embedder.dimension(), embedder.model_id()))
+            }
             EmbedderChoice::Auto { model_dir } => {
                 let files = ModelFiles::locate(model_dir.as_deref()).map_err(unavailable)?;
-                Arc::new(OnnxEmbedder::new(&files).map_err(unavailable)?)
+                let model_id = files.verify().map_err(unavailable)?;
+                // The vectors are read while the model loads (about 100 ms): a fresh process
+                // (a hook, a CLI search) waits for both. Without a thread, one after the other.
+                let (embedder, opened) = std::thread::scope(|scope| {
+                    let reading = std::thread::Builder::new()
+                        .spawn_scoped(scope, || open(OnnxEmbedder::DIMENSION, model_id));
+                    let embedder = OnnxEmbedder::new(&files);
+                    let opened = match reading {
+                        Ok(handle) => handle.join().unwrap_or_else(|_| {
+                            Err(Error::index(
+                                "opening the vector index panicked",
+                                None,
+                                "report this as a bug",
+                            ))
+                        }),
+                        Err(_) => open(OnnxEmbedder::DIMENSION, model_id),
+                    };
+                    (embedder, opened)
+                });
+                (Arc::new(embedder.map_err(unavailable)?), opened)
             }
         };
-        let open = || VectorIndex::open(&self.dir, embedder.dimension(), embedder.model_id());
-        let vectors = match open() {
+        let vectors = match opened {
             Ok(vectors) => vectors,
             // Another model (or a damaged file): start over; the catch-up re-embeds everything.
             // (No lock here: callers may hold it; a model change is an administrator's act.)
@@ -144,7 +166,7 @@ impl SemanticIndex {
             // search is off for this handle with the error as the warning.
             Err(Error::Index { .. }) => {
                 remove_dir(&self.dir).map_err(unavailable)?;
-                open().map_err(unavailable)?
+                open(embedder.dimension(), embedder.model_id()).map_err(unavailable)?
             }
             Err(e) => return Err(unavailable(e)),
         };
