@@ -48,6 +48,11 @@
  * }
  * ```
  *
+ * ONNX Runtime (1.29 and later) sends Microsoft telemetry from Linux and macOS unless
+ * `ORT_DISABLE_TELEMETRY=1` is set before it loads: call `setenv("ORT_DISABLE_TELEMETRY", "1", 0)`
+ * first thing in `main`, before any thread starts (the `memcore` command and the Python module do
+ * this for you).
+ *
  * ## Conventions
  *
  * **Naming.** Everything starts with `memcore_` (functions, types) or `MEMCORE_` (constants,
