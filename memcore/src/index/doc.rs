@@ -52,6 +52,8 @@ pub(crate) struct IndexDoc {
     pub(crate) context: Option<String>,
     /// The one-line summary (searched like the content).
     pub(crate) summary: Option<String>,
+    /// Who wrote it (`created_by`: a speaker, an agent), searched with less weight.
+    pub(crate) author: Option<String>,
     /// The markdown content.
     pub(crate) content: String,
     /// Whether the title only repeats the content (its first heading or first line).
@@ -78,6 +80,7 @@ impl IndexDoc {
             title: memory.title.clone(),
             context: memory.context.clone(),
             summary: memory.summary.clone(),
+            author: memory.created_by.clone(),
             content: memory.content.clone(),
             title_derived: memory.title == crate::format::derive_title(&memory.content, &memory.id),
             pinned: crate::decay::is_pinned(memory),

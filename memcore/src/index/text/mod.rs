@@ -46,6 +46,13 @@ const TITLE_BOOST: f32 = 2.0;
 /// How much a match in the context counts relative to the content.
 const CONTEXT_BOOST: f32 = 0.5;
 
+/// How much a match on the author (`created_by`) counts relative to the content: as if the
+/// name were written in the memory. (A store with one author gives the name no weight at all:
+/// BM25's idf of a term in every document is about zero.) On plain LoCoMo turns text R@5 goes
+/// 0.462 -> 0.474 at 1.0; higher boosts score more there (0.487 at 2.0), where every question
+/// names a speaker, but would let a name outweigh what a memory says.
+const AUTHOR_BOOST: f32 = 1.0;
+
 /// The BM25 full-text index of one store. `Send + Sync`; every method takes `&self`.
 pub(crate) struct TextIndex {
     /// The index directory.
@@ -122,12 +129,14 @@ impl TextIndex {
                 fields.content,
                 fields.context,
                 fields.summary,
+                fields.author,
                 fields.tags_text,
                 fields.id,
             ],
         );
         parser.set_field_boost(fields.title, TITLE_BOOST);
         parser.set_field_boost(fields.context, CONTEXT_BOOST);
+        parser.set_field_boost(fields.author, AUTHOR_BOOST);
         Ok(Self { dir: dir.to_path_buf(), index, reader, fields, parser, writing: Mutex::new(()) })
     }
 

@@ -39,6 +39,8 @@ pub(super) struct Fields {
     pub(super) context: Field,
     /// The summary: English text.
     pub(super) summary: Field,
+    /// Who wrote the memory (`created_by`): English text, searched with less weight.
+    pub(super) author: Field,
     /// The tags: raw, multi-valued (filters).
     pub(super) tags: Field,
     /// The tags again, as English text (search).
@@ -79,6 +81,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         content: builder.add_text_field("content", english.clone()),
         context: builder.add_text_field("context", english.clone()),
         summary: builder.add_text_field("summary", english.clone()),
+        author: builder.add_text_field("author", english.clone()),
         tags: builder.add_text_field("tags", STRING),
         tags_text: builder.add_text_field("tags_text", english),
         kind: builder.add_text_field("type", STRING),
@@ -125,6 +128,9 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     }
     if let Some(summary) = &doc.summary {
         out.add_text(f.summary, summary);
+    }
+    if let Some(author) = &doc.author {
+        out.add_text(f.author, author);
     }
     for tag in &meta.tags {
         out.add_text(f.tags, tag);

@@ -140,6 +140,25 @@ fn title_hit_ranks_above_content_hit() {
     assert!(hits[0].1 > hits[1].1, "{hits:?}");
 }
 
+/// The author (`created_by`) is searched: a question naming a speaker finds what they said.
+#[test]
+fn the_author_is_searched() {
+    let (_dir, index) = open();
+    let by = |author: &str, content: &str| {
+        let memory = NewMemory::new(content)
+            .created_by(author)
+            .into_memory(&Collection::default(), &Limits::default(), crate::now())
+            .expect("valid memory");
+        IndexDoc::of(&memory)
+    };
+    let caroline = by("Caroline", "I went to the support group yesterday.");
+    let melanie = by("Melanie", "I went to the pottery class yesterday.");
+    index.apply(&[caroline.clone(), melanie.clone()], &[]).expect("apply");
+    let hits = keys(&index, "When did Caroline go?", &DocFilter::default());
+    assert_eq!(hits.first(), Some(&caroline.meta.key), "{hits:?}");
+    assert_eq!(keys(&index, "melanie", &DocFilter::default()), vec![melanie.meta.key.clone()]);
+}
+
 /// Every filter condition, in search and `filter_keys`, agrees with `DocFilter::matches`.
 #[test]
 fn every_filter_kind() {
