@@ -6,8 +6,8 @@ Both engines embed with all-MiniLM-L6-v2 int8, the ONNX files memcore uses
 ``scripts/fetch-models``). memcore runs them in-process through its own ONNX Runtime; Chroma gets
 an embedding function that runs the same files with Python ``onnxruntime`` + ``tokenizers`` the
 way memcore's embedder does (truncation at 256 tokens, mean pooling over the attention mask, L2
-normalisation; groups of 256 texts sorted by length, chunks of 32 padded to their longest text,
-one single-threaded session per core). Chroma is given the text memcore embeds for each memory
+normalisation; groups of 256 texts sorted by length, each text run on its own, one
+single-threaded session per core). Chroma is given the text memcore embeds for each memory
 (the content: the memories have no title, context or summary of their own, and memcore leaves
 out a title that only repeats the content), so both engines hold the same vectors, which the
 report checks, and one exact brute-force search over them is the ground truth for both.
@@ -219,8 +219,8 @@ class MiniLM:
 
     sentence-transformers' pipeline (truncation at 256 tokens, mean pooling over the attention
     mask, L2 normalisation) with memcore's scheduling: texts in groups of 256 (what memcore's
-    indexing hands its embedder per call), sorted by token length within a group, each text run
-    on its own (dynamic int8 quantisation would make a batched text's vector depend on its
+    indexing hands its embedder per call), sorted by token length within a group (memcore
+    hands the longest out first, to whichever session is free), each text run on its own (dynamic int8 quantisation would make a batched text's vector depend on its
     neighbours), spread over one ONNX session per core (at most 4), each session on one intra-op
     thread without spinning.
     """
@@ -229,6 +229,8 @@ class MiniLM:
     CHUNK = 1
 
     def __init__(self, model_dir: Path) -> None:
+        # ONNX Runtime sends Microsoft telemetry unless this is set before it loads.
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         import numpy as np
         import onnxruntime as ort
         from concurrent.futures import ThreadPoolExecutor

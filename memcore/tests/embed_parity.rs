@@ -120,9 +120,9 @@ fn reference_sentences_one_by_one() {
 }
 
 #[test]
-fn batches_larger_than_a_chunk_keep_order() {
+fn large_inputs_keep_their_order() {
     let reference = reference();
-    // 90 texts: three times the reference set, so several internal chunks of mixed lengths.
+    // 90 texts: three times the reference set, shared out over the sessions, longest first.
     let texts: Vec<&str> = reference.texts.iter().cycle().take(90).map(String::as_str).collect();
     let want: Vec<Vec<f32>> = reference.vectors.iter().cycle().take(90).cloned().collect();
     let got = embedder().embed(&texts).expect("embed large batch");

@@ -145,8 +145,13 @@ impl ModelFiles {
     ///
     /// [`Error::Embedding`] when the model cannot be read or its hash is none of these.
     pub fn verify(&self) -> Result<&'static str> {
-        verify_model(&self.model, KNOWN_MODELS).map(|known| known.id)
+        model_id_of(&self.model)
     }
+}
+
+/// The id of the known model file at `model` ([`ModelFiles::verify`]).
+pub(crate) fn model_id_of(model: &Path) -> Result<&'static str> {
+    verify_model(model, KNOWN_MODELS).map(|known| known.id)
 }
 
 /// Why the runtime library is not taken from a configured directory, for error messages.

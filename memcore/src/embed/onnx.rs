@@ -13,7 +13,7 @@ use ort::value::Tensor;
 use parking_lot::{Mutex, MutexGuard};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
-use super::locate::ModelFiles;
+use super::locate::{ModelFiles, model_id_of};
 use super::pool::mean_pool_normalise;
 use super::runtime::{Runtime, panic_message, runtime};
 use super::{Embedder, FETCH_RECOVERY};
@@ -45,7 +45,7 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --f
 ///
 /// Every text runs through the model on its own: dynamic quantisation scales a run's
 /// activations by their range over the whole input, so a text batched with others would get
-/// a vector that depends on them, and padded batches are slower here anyway (546 against 208
+/// a vector that depends on them, and padded batches are slower here anyway (535 against 208
 /// passages/s).
 ///
 /// ONNX Runtime is loaded from [`ModelFiles::runtime`] the first time an embedder is built
@@ -88,7 +88,7 @@ pub struct OnnxEmbedder {
     /// Held while the batch sessions are made, so that two first batches make them once.
     making_batch_sessions: Mutex<()>,
     /// For a single text (a search query): every core on one text, threads spinning while
-    /// it runs (8 -> 5 ms per query here); `None` on one core.
+    /// it runs (about 2 ms per short query here); `None` on one core.
     query_session: Option<Mutex<Session>>,
     /// What the batch sessions are made from.
     runtime: &'static Runtime,
@@ -177,11 +177,24 @@ impl OnnxEmbedder {
         if let Some(sessions) = self.batch_sessions.get() {
             return Ok(sessions);
         }
+        // The file may have changed since `new` checked it (a reinstall under a long-lived
+        // process): another model would make vectors of another space under this one's id.
+        let now = model_id_of(&self.model)?;
+        if now != self.model_id {
+            return Err(Error::embedding(
+                format!(
+                    "{} changed since it was loaded (now {now}, loaded as {})",
+                    self.model.display(),
+                    self.model_id
+                ),
+                None,
+                "restart the process, so that it embeds with the new model throughout",
+            ));
+        }
         let sessions = (0..cores().clamp(1, MAX_SESSIONS))
             .map(|_| load_session(&self.runtime.env, &self.model, 1, false))
             .collect::<Result<Vec<_>>>()?;
-        // The file may have changed since `new` checked it (a reinstall under a long-lived
-        // process): a model of another shape is refused here too.
+        // A model of another shape is refused here too.
         if check_signature(&sessions[0], &self.model)? != self.token_type_ids {
             return Err(Error::embedding(
                 format!("{} changed since it was loaded", self.model.display()),
@@ -221,7 +234,7 @@ impl OnnxEmbedder {
 
         // One text per run: the model quantises each run's activations by their range over
         // the whole input, so a text's vector would otherwise depend on the texts sharing its
-        // batch (and padded batches cost more than single texts here: 546 against 208 texts/s).
+        // batch (and padded batches cost more than single texts here: 535 against 208 texts/s).
         // Longest first, each taken by whichever worker is free next: the workers finish
         // together instead of one waiting on the other's longer texts.
         let mut order: Vec<usize> = (0..encodings.len()).collect();
@@ -235,7 +248,14 @@ impl OnnxEmbedder {
                     1 => free_session(sessions),
                     _ => sessions[worker].lock(),
                 };
-                done.push((i, self.run_one(&encodings[i], session)?));
+                match self.run_one(&encodings[i], session) {
+                    Ok(vector) => done.push((i, vector)),
+                    Err(e) => {
+                        // The call fails: the other workers stop after their current text.
+                        next.store(order.len(), Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
             }
             Ok(done)
         };
@@ -243,7 +263,12 @@ impl OnnxEmbedder {
             vec![run(0)]
         } else {
             std::thread::scope(|scope| {
-                let handles: Vec<_> = (1..workers).map(|w| scope.spawn(move || run(w))).collect();
+                // A worker the system refuses a thread for leaves its texts to the others.
+                let handles: Vec<_> = (1..workers)
+                    .filter_map(|w| {
+                        std::thread::Builder::new().spawn_scoped(scope, move || run(w)).ok()
+                    })
+                    .collect();
                 let mut results = vec![run(0)];
                 results.extend(handles.into_iter().map(|h| {
                     h.join().unwrap_or_else(|_| {

@@ -52,7 +52,7 @@ pub(crate) struct IndexDoc {
     pub(crate) context: Option<String>,
     /// The one-line summary (searched like the content).
     pub(crate) summary: Option<String>,
-    /// Who wrote it (`created_by`: a speaker, an agent), searched with less weight.
+    /// Who wrote it (`created_by`: a speaker, an agent), searched like the content.
     pub(crate) author: Option<String>,
     /// The markdown content.
     pub(crate) content: String,

@@ -144,8 +144,9 @@ impl SemanticIndex {
                         .spawn_scoped(scope, || open(OnnxEmbedder::DIMENSION, model_id));
                     let embedder = OnnxEmbedder::new(&files);
                     let opened = match reading {
+                        // Not an index error: that would discard the vectors.
                         Ok(handle) => handle.join().unwrap_or_else(|_| {
-                            Err(Error::index(
+                            Err(Error::embedding(
                                 "opening the vector index panicked",
                                 None,
                                 "report this as a bug",
@@ -155,7 +156,14 @@ impl SemanticIndex {
                     };
                     (embedder, opened)
                 });
-                (Arc::new(embedder.map_err(unavailable)?), opened)
+                let embedder = embedder.map_err(unavailable)?;
+                // The model file was replaced between the two checks: the vectors must be
+                // those of the model that loaded.
+                let opened = match embedder.model_id() == model_id {
+                    true => opened,
+                    false => open(OnnxEmbedder::DIMENSION, embedder.model_id()),
+                };
+                (Arc::new(embedder), opened)
             }
         };
         let vectors = match opened {

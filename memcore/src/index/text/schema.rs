@@ -39,7 +39,7 @@ pub(super) struct Fields {
     pub(super) context: Field,
     /// The summary: English text.
     pub(super) summary: Field,
-    /// Who wrote the memory (`created_by`): English text, searched with less weight.
+    /// Who wrote the memory (`created_by`): English text, searched like the content.
     pub(super) author: Field,
     /// The tags: raw, multi-valued (filters).
     pub(super) tags: Field,
