@@ -65,6 +65,7 @@
 pub mod api;
 pub mod capture;
 pub mod compose;
+mod concurrent;
 mod config;
 pub mod decay;
 mod embed;

@@ -17,6 +17,7 @@ use super::locate::{ModelFiles, model_id_of};
 use super::pool::mean_pool_normalise;
 use super::runtime::{Runtime, panic_message, runtime};
 use super::{Embedder, FETCH_RECOVERY};
+use crate::concurrent::alongside;
 use crate::{Error, Result};
 
 /// Token limit per text (sentence-transformers' `max_seq_length` for this model).
@@ -138,17 +139,11 @@ impl OnnxEmbedder {
         };
         // The tokenizer (10-20 ms) loads while ONNX Runtime makes the session; without a
         // thread, one after the other.
-        let (tokenizer, first) = std::thread::scope(|scope| {
-            let loading = std::thread::Builder::new().spawn_scoped(scope, || load_tokenizer(files));
-            let first = first_session();
-            let tokenizer = match loading {
-                Ok(handle) => handle.join().unwrap_or_else(|_| {
-                    Err(Error::embedding("loading the tokenizer panicked", None, FETCH_RECOVERY))
-                }),
-                Err(_) => load_tokenizer(files),
-            };
-            (tokenizer, first)
-        });
+        let (tokenizer, first) = alongside(
+            || load_tokenizer(files),
+            first_session,
+            || Error::embedding("loading the tokenizer panicked", None, FETCH_RECOVERY),
+        );
         let tokenizer = tokenizer?;
         let (rt, first) = first?;
         let token_type_ids = check_signature(&first, &files.model)?;

@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::{Mutex, MutexGuard};
 
 use super::{Applied, DerivedIndex, GraphStatus, IndexDoc, Staged, Unavailable, VectorIndex};
+use crate::concurrent::alongside;
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
 /// Texts embedded per model call while indexing: many per core, so an embedder with a
@@ -139,23 +140,18 @@ impl SemanticIndex {
                 let model_id = files.verify().map_err(unavailable)?;
                 // The vectors are read while the model loads (about 100 ms): a fresh process
                 // (a hook, a CLI search) waits for both. Without a thread, one after the other.
-                let (embedder, opened) = std::thread::scope(|scope| {
-                    let reading = std::thread::Builder::new()
-                        .spawn_scoped(scope, || open(OnnxEmbedder::DIMENSION, model_id));
-                    let embedder = OnnxEmbedder::new(&files);
-                    let opened = match reading {
-                        // Not an index error: that would discard the vectors.
-                        Ok(handle) => handle.join().unwrap_or_else(|_| {
-                            Err(Error::embedding(
-                                "opening the vector index panicked",
-                                None,
-                                "report this as a bug",
-                            ))
-                        }),
-                        Err(_) => open(OnnxEmbedder::DIMENSION, model_id),
-                    };
-                    (embedder, opened)
-                });
+                let (opened, embedder) = alongside(
+                    || open(OnnxEmbedder::DIMENSION, model_id),
+                    || OnnxEmbedder::new(&files),
+                    // Not an index error: that would discard the vectors.
+                    || {
+                        Error::embedding(
+                            "opening the vector index panicked",
+                            None,
+                            "report this as a bug",
+                        )
+                    },
+                );
                 let embedder = embedder.map_err(unavailable)?;
                 // The model file was replaced between the two checks: the vectors must be
                 // those of the model that loaded.

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::IndexedStore;
+use crate::concurrent::alongside;
 use crate::index::{Applied, IndexDoc, JournalEntry, Staged};
 use crate::store::{MemoryStore, PutMode, TrashEntry};
 use crate::{Category, Error, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
@@ -153,24 +154,17 @@ impl IndexedStore {
         let (staged, written) = if stage.is_empty() {
             (None, write(store))
         } else {
-            std::thread::scope(|scope| {
-                let writing = std::thread::Builder::new().spawn_scoped(scope, || write(store));
-                let docs: Vec<IndexDoc> = stage.iter().map(IndexDoc::of).collect();
-                let entries: Vec<Box<dyn Staged + '_>> =
-                    self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
-                let written = match writing {
-                    Ok(handle) => handle.join().unwrap_or_else(|_| {
-                        Err(Error::storage(
-                            "the store write panicked",
-                            None,
-                            "report this as a bug",
-                        ))
-                    }),
-                    // Without a thread (the system refused one), the store writes after.
-                    Err(_) => write(store),
-                };
-                (Some((docs, entries)), written)
-            })
+            let (written, staged) = alongside(
+                || write(store),
+                || {
+                    let docs: Vec<IndexDoc> = stage.iter().map(IndexDoc::of).collect();
+                    let entries: Vec<Box<dyn Staged + '_>> =
+                        self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
+                    (docs, entries)
+                },
+                || Error::storage("the store write panicked", None, "report this as a bug"),
+            );
+            (Some(staged), written)
         };
         let value = match written {
             Ok(value) => value,

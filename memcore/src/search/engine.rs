@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::fusion::hybrid_score;
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
+use crate::concurrent::alongside;
 use crate::decay::{DecayConfig, recency_factor};
 use crate::index::{DocFilter, IndexDoc, Unavailable};
 use crate::indexed::{IndexedStore, Maintenance};
@@ -64,18 +65,14 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     let (semantic, text_hits) = match query.mode {
         SearchMode::Text => (None, Some(search_text()?)),
         SearchMode::Semantic => (Some(semantic_hits(ctx, query, &filter, fetch)?), None),
-        SearchMode::Hybrid => std::thread::scope(|scope| {
-            // Without a thread (the system refused one), the text side runs after.
-            let text = std::thread::Builder::new().spawn_scoped(scope, search_text);
-            let semantic = semantic_hits(ctx, query, &filter, fetch);
-            let text = match text {
-                Ok(handle) => handle.join().unwrap_or_else(|_| {
-                    Err(Error::index("the full-text search panicked", None, "report this as a bug"))
-                }),
-                Err(_) => search_text(),
-            };
-            Ok::<_, Error>((Some(semantic?), Some(text?)))
-        })?,
+        SearchMode::Hybrid => {
+            let (text, semantic) = alongside(
+                search_text,
+                || semantic_hits(ctx, query, &filter, fetch),
+                || Error::index("the full-text search panicked", None, "report this as a bug"),
+            );
+            (Some(semantic?), Some(text?))
+        }
     };
     let mut mode = query.mode;
     let vector_hits = match semantic {
