@@ -105,6 +105,10 @@ pub(crate) enum Command {
     Hydrate(HydrateArgs),
     /// Index what changed behind memcore's back (e.g. git notes fetched from another clone)
     Sync,
+    /// Share git-notes memories between clones: `notes sync` fetches another clone's notes,
+    /// merges them (every memory once) and pushes the result; `notes merge` only merges
+    #[command(subcommand)]
+    Notes(NotesCommand),
     /// Rebuild every index from the store
     Reindex,
     /// Compare the indexes with the store (exit code 4 when they differ)
@@ -567,6 +571,37 @@ impl HookEvent {
             Self::Stop => "STOP",
         }
     }
+}
+
+/// `notes ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum NotesCommand {
+    /// Merge the notes of REMOTE, already fetched to refs/notes/REMOTE/mem/* (e.g. by
+    /// `git fetch origin '+refs/notes/mem/*:refs/notes/origin/mem/*'`), into this clone's:
+    /// every memory of both sides kept once; moved ids, renamed own ids and conflicts listed
+    Merge(NotesMergeArgs),
+    /// Fetch REMOTE's notes to refs/notes/REMOTE/mem/*, merge them as `notes merge` does,
+    /// then push refs/notes/mem/* back to REMOTE (with the `git` command, so with your
+    /// remotes and credentials)
+    Sync(NotesSyncArgs),
+}
+
+/// `notes merge`.
+#[derive(Debug, Args)]
+pub(crate) struct NotesMergeArgs {
+    /// The git remote whose fetched notes to merge
+    pub(crate) remote: String,
+}
+
+/// `notes sync`.
+#[derive(Debug, Args)]
+pub(crate) struct NotesSyncArgs {
+    /// The git remote to fetch from and push to
+    #[arg(default_value = "origin")]
+    pub(crate) remote: String,
+    /// Fetch and merge only; push nothing
+    #[arg(long)]
+    pub(crate) no_push: bool,
 }
 
 /// `session ...`.

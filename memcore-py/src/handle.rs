@@ -558,6 +558,16 @@ impl PyMemcore {
         self.call_record(py, "sync", json!({}), "SyncReport")
     }
 
+    /// Merges the git notes another clone wrote, fetched to `refs/notes/<remote>/mem/*`
+    /// (`git fetch origin '+refs/notes/mem/*:refs/notes/origin/mem/*'`), into this clone's, so
+    /// that every memory of both sides is kept once, then indexes what came in. Returns a
+    /// `NotesMergeReport`: per namespace how its ref moved, the other side's memories added
+    /// or updated, their ids that moved, own ids renamed and conflicts (both sides changed a
+    /// memory; the later change is kept). Git-notes stores only (`UnsupportedError`).
+    fn notes_merge(&self, py: Python<'_>, remote: &str) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "notes_merge", json!({"remote": remote}), "NotesMergeReport")
+    }
+
     /// Runs the automatic lifecycle and returns a `LifecycleReport` of what it did: archives
     /// active and resolved memories unchanged for `archive_after_days` or less relevant than
     /// `min_relevance` (never pinned ones: importance 1.0 or a `##keepit1.00##` marker),

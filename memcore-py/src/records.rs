@@ -110,6 +110,19 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<memcore::IndexRebuild>("IndexRebuild", &["indexed", "unavailable"], None),
     kind::<memcore::ReindexReport>("ReindexReport", &["memories", "@indexes", "#unreadable"], None),
     kind::<memcore::SyncReport>("SyncReport", &["synced", "full"], None),
+    kind::<memcore::MovedMemory>("MovedMemory", &["from", "to"], None),
+    kind::<memcore::RenamedMemory>("RenamedMemory", &["id", "from", "to"], None),
+    kind::<memcore::MergeConflict>("MergeConflict", &["id", "kept"], None),
+    kind::<memcore::NamespaceMerge>(
+        "NamespaceMerge",
+        &["namespace", "outcome", "added", "updated", "#moved", "#renamed", "#conflicts"],
+        None,
+    ),
+    kind::<memcore::NotesMergeReport>(
+        "NotesMergeReport",
+        &["remote", "len", "indexed"],
+        Some("namespaces"),
+    ),
     kind::<memcore::CommitInfo>("CommitInfo", &["sha", "author", "time", "message"], None),
     kind::<memcore::ChangedFile>("ChangedFile", &["path", "size"], None),
     kind::<memcore::Hydrated>(

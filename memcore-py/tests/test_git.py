@@ -185,6 +185,39 @@ class TestGitNotes:
                 assert again.to_dict() == {"synced": 0, "full": False}
                 assert repr(again) == "SyncReport(synced=0, full=False)"
 
+    def test_diverged_clones_merge_with_every_memory_once(self, repo: Path, tmp_path: Path) -> None:
+        clone = tmp_path / "clone"
+        with memcore.open(repo, backend="git-notes") as origin:
+            origin.put("Shared before the split.", collection="decisions", id="shared")
+            git(tmp_path, "clone", "-q", str(repo), str(clone))
+            tracking = "+refs/notes/mem/*:refs/notes/origin/mem/*"
+            git(clone, "fetch", "-q", "origin", tracking)
+            with memcore.open(clone, backend="git-notes") as copy:
+                first = copy.notes_merge("origin")
+                assert [(n.namespace, n.outcome, n.added) for n in first] == [
+                    ("decisions", "fast-forward", 1)
+                ]
+                rule = "Context\n\n---\n\nafter a markdown rule"
+                mine = origin.put(rule, collection="decisions", id="a")
+                theirs = copy.put("Written in the clone.", collection="decisions", id="b")
+                assert mine.id == theirs.id  # both appended at index 1 of HEAD's note
+                git(repo, "fetch", "-q", str(clone), "+refs/notes/mem/*:refs/notes/clone/mem/*")
+                report = origin.notes_merge("clone")
+                merge = report[0]
+                assert (merge.outcome, merge.added, merge.updated) == ("merged", 1, 0)
+                moved_to = theirs.id.rsplit(":", 1)[0] + ":2"
+                assert [(m.from_, m.to) for m in merge.moved] == [(theirs.id, moved_to)]
+                assert report.indexed >= 1 and report.remote == "clone"
+                assert origin.get("a").content == rule
+                assert origin.get("b").id == moved_to
+                assert found(origin, "written clone") == [f"decisions/{moved_to}"]
+                with pytest.raises(memcore.ValidationError):
+                    origin.notes_merge("bad name..")
+
+    def test_notes_merge_needs_git_notes(self, store: memcore.Memcore) -> None:
+        with pytest.raises(memcore.UnsupportedError):
+            store.notes_merge("origin")
+
 
 # --- git history for file stores --------------------------------------------------------------
 

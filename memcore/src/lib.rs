@@ -110,8 +110,9 @@ pub use memory::{
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,
-    MemoryStore, NOTES_REF_PREFIX, PRIVATE_DIR, PutMode, StoreHistory, TrashEntry, Version,
-    Visitor,
+    MemoryStore, MergeConflict, MergeOutcome, MovedMemory, NOTES_REF_PREFIX, NamespaceMerge,
+    NotesMergeReport, NotesSync, PRIVATE_DIR, PutMode, RenamedMemory, StoreHistory, TrashEntry,
+    Version, Visitor,
 };
 
 /// The README's Rust examples, compiled as doc tests so they stay true.

@@ -250,7 +250,8 @@ fn verify_finds_notes_written_behind_our_back_and_repair_indexes_them() {
     assert_eq!(repaired.reindexed, 1);
     assert!(memcore.verify().unwrap().is_consistent());
     let hit = memcore.search(&Query::new("borrowck").mode(SearchMode::Text)).unwrap();
-    assert_eq!(hit.hits[0].memory.title, "Borrowck insights.");
+    // No title in the note: the summary is the title (seed 002 has no title field).
+    assert_eq!(hit.hits[0].memory.title, "Lifetimes need care");
     // A full reindex finds both.
     assert_eq!(memcore.reindex(&mut |_| {}).unwrap().memories, 2);
 }
@@ -337,7 +338,7 @@ fn bad_input_is_refused_with_seed_hints() {
         NewMemory::new("x").collection("memory"),
         decision("x").summary("s".repeat(101)),
         decision(&"y".repeat(100 * 1024 + 1)),
-        decision("a\n---\ntype: injected\n"),
+        decision("x").context("a\n---\ntype: injected"),
         decision("x").meta("deleted_at", "now"),
         decision("nul \0 byte"),
     ];

@@ -11,6 +11,7 @@ mod index;
 mod init;
 mod links;
 mod model;
+mod notes;
 mod read;
 mod search;
 mod stats;
@@ -40,6 +41,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Hydrate(args) => hydrate::run(&open(global, out)?, &args, out),
         // Opened without the open-time sync, so that the report says what the sync did.
         Command::Sync => index::sync(&announce(store::open(global, false)?, out), out),
+        Command::Notes(command) => notes::run(&open(global, out)?, command, out),
         Command::Reindex => index::reindex(&open(global, out)?, out),
         Command::Verify => index::verify(&open(global, out)?, out),
         Command::Repair => index::repair(&open(global, out)?, out),

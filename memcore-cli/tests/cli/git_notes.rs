@@ -275,3 +275,56 @@ fn git_notes_outside_a_repository_are_refused_and_nothing_is_written() {
     }
     assert!(sandbox.snapshot() == before, "nothing written");
 }
+
+#[test]
+fn notes_sync_merges_a_diverged_clone_and_pushes_the_result() {
+    let sandbox = Sandbox::new();
+    let repo = repository(&sandbox);
+    let sha = head(&repo);
+    let origin = sandbox.store();
+    put_note(&sandbox, "Before the clone.", &["--collection", "decisions", "--id", "early"]);
+    let clone_dir = sandbox.path().join("clone");
+    Repository::clone(origin.to_str().unwrap(), &clone_dir).unwrap();
+    let in_clone = |args: &[&str]| {
+        let mut cmd = sandbox.bare_in(&clone_dir);
+        cmd.args(["--store", ".", "--backend", "git-notes"]).args(args);
+        cmd
+    };
+    // The clone has no notes yet: a fast-forward (and nothing to push back).
+    let first = json_of(&mut in_clone(&["notes", "sync", "--no-push"]));
+    assert_eq!(first["namespaces"][0]["outcome"], "fast-forward", "{first}");
+    // Both sides write to the same note, then the clone syncs: fetch, merge, push.
+    let rule = "Context\n\n---\n\nafter a markdown rule";
+    put_note(&sandbox, rule, &["--collection", "decisions", "--id", "from-origin"]);
+    let mut put = in_clone(&["put", "-", "--collection", "decisions", "--id", "from-clone"]);
+    json_of(put.write_stdin("Written in the clone."));
+    in_clone(&["notes", "sync", "origin"])
+        .assert()
+        .success()
+        .stdout(contains("decisions: merged (1 added, 0 updated)"))
+        .stdout(contains(format!("moved    decisions:{sha}:1 -> decisions:{sha}:2")));
+    // The origin got the merge by the push: all three memories, each once, the rule intact.
+    let listed = json_of(&mut notes(&sandbox, &["list"]));
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 3, "{listed}");
+    // The side that merged kept its ids; the origin's memory moved, as the merge reported.
+    let got = json_of(&mut notes(&sandbox, &["get", "from-origin"]));
+    assert_eq!(
+        (got["content"].as_str(), got["id"].as_str()),
+        (Some(rule), Some(&*format!("decisions:{sha}:2")))
+    );
+    let got = json_of(&mut notes(&sandbox, &["get", "from-clone"]));
+    assert_eq!(got["id"], format!("decisions:{sha}:1"));
+    // Bad remotes are usage errors with git's message or a hint.
+    let err = sandbox.error_in(
+        &clone_dir,
+        &["--store", ".", "--backend", "git-notes", "notes", "sync", "nowhere"],
+        2,
+    );
+    assert!(err["message"].as_str().unwrap().contains("git fetch"), "{err}");
+    let err = sandbox.error_in(
+        &clone_dir,
+        &["--store", ".", "--backend", "git-notes", "notes", "merge", "bad name"],
+        2,
+    );
+    assert!(err["message"].as_str().unwrap().contains("remote"), "{err}");
+}

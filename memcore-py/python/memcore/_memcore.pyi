@@ -443,6 +443,72 @@ class SyncReport(Record):
         """Whether the whole store was compared rather than only what changed."""
 
 @final
+class MovedMemory(Record):
+    """A memory of the other clone whose id here differs from its id there."""
+
+    @property
+    def from_(self) -> str:
+        """Its id on the other clone."""
+    @property
+    def to(self) -> str:
+        """Its id here."""
+
+@final
+class RenamedMemory(Record):
+    """A memory of the other clone whose own id was taken here, and the one it got."""
+
+    @property
+    def id(self) -> str:
+        """The memory (its `namespace:commit:index` id here)."""
+    @property
+    def from_(self) -> str: ...
+    @property
+    def to(self) -> str: ...
+
+@final
+class MergeConflict(Record):
+    """A memory both clones changed differently, and whose version was kept."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kept(self) -> Literal["ours", "theirs"]:
+        """The more recently updated version."""
+
+@final
+class NamespaceMerge(Record):
+    """What merging one namespace's notes did."""
+
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def outcome(self) -> Literal["up-to-date", "fast-forward", "merged"]: ...
+    @property
+    def added(self) -> int:
+        """Memories of the other clone that were new here."""
+    @property
+    def updated(self) -> int:
+        """Memories only the other clone changed, whose change was taken."""
+    @property
+    def moved(self) -> tuple[MovedMemory, ...]: ...
+    @property
+    def renamed(self) -> tuple[RenamedMemory, ...]: ...
+    @property
+    def conflicts(self) -> tuple[MergeConflict, ...]: ...
+
+@final
+class NotesMergeReport(SequenceRecord[NamespaceMerge]):
+    """What `Memcore.notes_merge` did: a sequence of `NamespaceMerge`."""
+
+    @property
+    def remote(self) -> str: ...
+    @property
+    def namespaces(self) -> tuple[NamespaceMerge, ...]: ...
+    @property
+    def indexed(self) -> int:
+        """Memories the indexes took in after the merge."""
+
+@final
 class CommitInfo(Record):
     """The commit a hydrated memory's note is attached to."""
 
@@ -1273,6 +1339,8 @@ class Memcore:
         """Re-indexes what `verify` finds missing or stale, drops orphaned entries."""
     def sync(self) -> SyncReport:
         """Indexes changes made behind memcore's back (e.g. fetched git notes)."""
+    def notes_merge(self, remote: str) -> NotesMergeReport:
+        """Merges the git notes another clone wrote (fetched to refs/notes/REMOTE/mem/*)."""
     def process_lifecycle(
         self,
         *,

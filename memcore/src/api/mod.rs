@@ -39,7 +39,8 @@ use serde_json::Value;
 pub use self::operations::OPERATIONS;
 pub use self::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest, VersionsResult,
+    NotesMergeRequest, OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest,
+    VersionRequest, VersionsResult,
 };
 use crate::{Error, Memcore, Memory, Result};
 

@@ -4,7 +4,8 @@
 
 use super::records::{
     CollectionsResult, DiffRequest, DiffResult, HydrateRequest, MemoryRecord, NoArguments,
-    OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest, VersionRequest, VersionsResult,
+    NotesMergeRequest, OpenedResult, PutRequest, PutResult, RefRequest, UpdateRequest,
+    VersionRequest, VersionsResult,
 };
 use super::{Access, Operation, OperationEntry};
 use crate::capture::{CaptureDecision, CaptureRequest};
@@ -19,8 +20,8 @@ use crate::session::{
     SessionCompressRequest, SessionListing, SessionPruneRequest, SessionRecord, SessionRequest,
 };
 use crate::{
-    Hydrated, ListOptions, Listing, Memcore, Query, ReindexReport, RepairReport, Result,
-    SearchResults, Stats, SyncReport, TrashEntry, VerifyReport,
+    Hydrated, ListOptions, Listing, Memcore, NotesMergeReport, Query, ReindexReport, RepairReport,
+    Result, SearchResults, Stats, SyncReport, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -43,6 +44,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Repair>(),
     OperationEntry::of::<Reindex>(),
     OperationEntry::of::<Sync>(),
+    OperationEntry::of::<NotesMerge>(),
     OperationEntry::of::<Lifecycle>(),
     OperationEntry::of::<KeepitList>(),
     OperationEntry::of::<KeepitSet>(),
@@ -232,6 +234,15 @@ operation! {
     Sync = "sync" (writes),
     "Index changes made behind memcore's back (e.g. git notes fetched from a clone)",
     |memcore, _request: NoArguments| -> SyncReport { memcore.sync() }
+}
+
+operation! {
+    /// `notes_merge`: [`Memcore::merge_notes`].
+    NotesMerge = "notes_merge" (writes),
+    "Merge the git notes another clone wrote (fetched to refs/notes/REMOTE/mem/*): every memory once",
+    |memcore, request: NotesMergeRequest| -> NotesMergeReport {
+        memcore.merge_notes(&request.remote)
+    }
 }
 
 operation! {

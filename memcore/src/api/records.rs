@@ -137,6 +137,15 @@ pub struct HydrateRequest {
     pub level: HydrationLevel,
 }
 
+/// The `notes_merge` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct NotesMergeRequest {
+    /// The git remote whose notes were fetched to `refs/notes/<remote>/mem/*`.
+    pub remote: String,
+}
+
 /// The request of an operation that takes no arguments: `{}`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

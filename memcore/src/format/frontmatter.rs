@@ -296,7 +296,9 @@ fn memory_of(
     Memory {
         id: id.clone(),
         collection: collection.clone(),
-        title: fields.title.unwrap_or_else(|| super::derive_title(body, id)),
+        // No title: the summary (a line someone wrote) before the content's first line.
+        title: (fields.title.or_else(|| fields.summary.clone()))
+            .unwrap_or_else(|| super::derive_title(body, id)),
         summary: fields.summary,
         kind: fields.kind,
         status: fields.status.unwrap_or_default(),

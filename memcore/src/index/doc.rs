@@ -56,8 +56,9 @@ pub(crate) struct IndexDoc {
     pub(crate) author: Option<String>,
     /// The markdown content.
     pub(crate) content: String,
-    /// Whether the title only repeats the content (its first heading or first line).
-    pub(crate) title_derived: bool,
+    /// Whether the title only repeats other text: the content's first heading or line, or
+    /// the summary (indexed and embedded already).
+    pub(crate) title_repeats: bool,
     /// Whether the memory is pinned (`crate::decay::is_pinned`).
     pub(crate) pinned: bool,
 }
@@ -82,7 +83,8 @@ impl IndexDoc {
             summary: memory.summary.clone(),
             author: memory.created_by.clone(),
             content: memory.content.clone(),
-            title_derived: memory.title == crate::format::derive_title(&memory.content, &memory.id),
+            title_repeats: memory.summary.as_ref() == Some(&memory.title)
+                || memory.title == crate::format::derive_title(&memory.content, &memory.id),
             pinned: crate::decay::is_pinned(memory),
         }
     }
@@ -91,10 +93,10 @@ impl IndexDoc {
     /// one), then the content. Seed 002 embeds summary + content; the context, e.g. the
     /// message a reply answers, often carries the meaning.
     ///
-    /// A title that only repeats the content is left out: it would double the tokens of a
+    /// A title that only repeats the content or the summary is left out: it would double the tokens of a
     /// short memory (and the model's time) without adding meaning.
     pub(crate) fn embedding_text(&self) -> String {
-        let title = (!self.title_derived).then_some(self.title.as_str());
+        let title = (!self.title_repeats).then_some(self.title.as_str());
         let head: Vec<&str> = [title, self.summary.as_deref(), self.context.as_deref()]
             .into_iter()
             .flatten()

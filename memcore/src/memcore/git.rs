@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::Memcore;
 use crate::git::{Hydrated, HydrationLevel};
 use crate::store::PutMode;
-use crate::{Error, IntoMemoryRef, Memory, NewMemory, Result};
+use crate::{Error, IntoMemoryRef, Memory, NewMemory, NotesMergeReport, Result};
 
 impl Memcore {
     /// Stores a memory attached to the commit `rev` (any revision: `HEAD~1`, a commit id, a
@@ -65,5 +65,29 @@ impl Memcore {
                 "use the git-notes backend for commit and file context",
             )),
         }
+    }
+
+    /// Merges the git notes another clone wrote, fetched to `refs/notes/<remote>/mem/*` (for
+    /// example by `git fetch origin '+refs/notes/mem/*:refs/notes/origin/mem/*'`), into this
+    /// clone's notes so that every memory of both sides is kept exactly once, then indexes
+    /// what came in. Ids of the other side's memories that changed are reported, as are own
+    /// ids renamed because this side had taken them and conflicts (both sides changed one
+    /// memory; the more recently updated version is kept). See
+    /// [`crate::GitNotesStore::merge_notes`]. Only the git-notes backend has notes to merge;
+    /// the others return [`Error::Unsupported`].
+    ///
+    /// `memcore notes sync` runs the whole round: fetch, this merge, push.
+    pub fn merge_notes(&self, remote: &str) -> Result<NotesMergeReport> {
+        let store = self.indexed.store();
+        let notes = store.notes_sync().ok_or_else(|| {
+            Error::unsupported(
+                "merging the git notes of another clone",
+                store.backend(),
+                "open the repository's git-notes store (backend git-notes)",
+            )
+        })?;
+        let mut report = notes.merge_notes(remote)?;
+        report.indexed = self.sync()?.synced;
+        Ok(report)
     }
 }

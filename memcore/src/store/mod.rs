@@ -28,7 +28,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use file::{FileStore, PRIVATE_DIR};
-pub use git_notes::{DEFAULT_NAMESPACES, GitNotesStore, NOTES_REF_PREFIX};
+pub use git_notes::{
+    DEFAULT_NAMESPACES, GitNotesStore, MergeConflict, MergeOutcome, MovedMemory, NOTES_REF_PREFIX,
+    NamespaceMerge, NotesMergeReport, RenamedMemory,
+};
 
 use crate::git::{Hydrated, HydrationLevel};
 use crate::{Collection, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
@@ -215,6 +218,11 @@ pub trait MemoryStore: Send + Sync + Debug {
     fn change_feed(&self) -> Option<&dyn ChangeFeed> {
         None
     }
+
+    /// Merging the notes of another clone, if the store keeps git notes.
+    fn notes_sync(&self) -> Option<&dyn NotesSync> {
+        None
+    }
 }
 
 /// A store that keeps the history of each memory (built-in `.versions/`, or git).
@@ -237,6 +245,13 @@ pub trait CommitAttachment: Send + Sync {
 pub trait Hydration: Send + Sync {
     /// The memory with as much of its context as `level` asks for.
     fn hydrate(&self, reference: &MemoryRef, level: HydrationLevel) -> Result<Hydrated>;
+}
+
+/// A store whose memories another clone of its repository may also have written (git notes).
+pub trait NotesSync: Send + Sync {
+    /// Merges the notes of `remote`, fetched to its tracking refs, into this clone's: see
+    /// [`GitNotesStore::merge_notes`].
+    fn merge_notes(&self, remote: &str) -> Result<NotesMergeReport>;
 }
 
 /// A store that can say what changed since an earlier point.

@@ -118,8 +118,8 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     out.add_text(f.key, meta.key.to_string());
     out.add_text(f.id, &doc.id);
     out.add_text(f.collection, &meta.collection);
-    // A title derived from the content would count its first words twice.
-    if !doc.title_derived {
+    // A title that repeats the content or the summary would count those words twice.
+    if !doc.title_repeats {
         out.add_text(f.title, &doc.title);
     }
     out.add_text(f.content, &doc.content);

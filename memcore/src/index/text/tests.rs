@@ -553,7 +553,7 @@ fn summaries_are_searched_and_derived_titles_are_not_indexed_twice() {
         .into_memory(&Collection::default(), &Limits::default(), crate::now())
         .expect("valid memory");
     let docs: Vec<IndexDoc> = [&summarised, &untitled, &titled].map(IndexDoc::of).to_vec();
-    assert!(docs[1].title_derived && !docs[2].title_derived);
+    assert!(docs[1].title_repeats && !docs[2].title_repeats);
     index.apply(&docs, &[]).expect("apply");
     assert_eq!(keys(&index, "kubernetes", &DocFilter::default()), [key("memory/deploy")]);
     // The same content with a derived title or an unrelated given one scores the same: the

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use git2::{Oid, Repository};
 
 use super::GitNotesStore;
-use super::format::block_count;
+use super::format::memory_count;
 use crate::git::errors::git_error;
 use crate::store::ChangeFeed;
 use crate::{Collection, Error, MemoryId, MemoryRef, Result};
@@ -73,7 +73,7 @@ impl GitNotesStore {
             repo.diff_tree_to_tree(old_tree.as_ref(), new_tree.as_ref(), None).map_err(failed)?;
         let blocks = |file: git2::DiffFile<'_>| -> usize {
             repo.find_blob(file.id())
-                .map(|blob| block_count(&String::from_utf8_lossy(blob.content())))
+                .map(|blob| memory_count(&String::from_utf8_lossy(blob.content())))
                 .unwrap_or(0)
         };
         let mut keys = Vec::new();

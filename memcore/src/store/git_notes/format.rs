@@ -8,8 +8,8 @@
 //! summary: Use PostgreSQL for persistence
 //! id: use-postgresql                  memcore: the memory's own id, unique in the namespace
 //! title: ...                          memcore: every other field of a memory; `kind` is its
-//! kind: decision                      type, `relates_to` its related ids, `deleted_at` marks
-//! ...                                 a memory in the trash
+//! kind: decision                      type, `relates_to` its related ids; a deleted memory is
+//! ...                                 `status: tombstone` with memcore's `deleted_at`
 //! ---
 //! ## Context
 //! ...
@@ -19,9 +19,18 @@
 //! ...
 //! ```
 //!
-//! A block starts at a `---` line followed by a `type:` line; content that would contain such a
-//! pair is refused, so every note memcore writes splits back exactly. Blocks memcore does not
-//! change are written back byte for byte, so a block that fails to parse is never lost.
+//! Blocks are found as the reference implementation (`git-notes-memory`) finds them: every line
+//! that is `---` once stripped of whitespace toggles between frontmatter and body, and a `---`
+//! line met in a body opens the next block, whatever its first key is. So that a markdown rule
+//! in the content does not split its memory, memcore writes every content line that would
+//! toggle (`---`, whitespace around it allowed) with a backslash in front, and every line that
+//! already is backslashes then such a line with one backslash more; reading takes one
+//! backslash off again ([`escape_content`], [`unescape_content`]).
+//!
+//! Memories are numbered as the reference numbers them: a block counts when its YAML parses
+//! to a mapping with a `type`; a block that does not (broken YAML, text before the first
+//! block) takes no index, is reported as damaged, and is written back byte for byte, as is
+//! every block memcore does not change.
 
 use serde_yaml::{Mapping, Value};
 
@@ -29,10 +38,11 @@ use crate::format::frontmatter::{
     ParseError, ParseResult, format_timestamp, memory_from_mapping, memory_mapping, parse_mapping,
     parse_timestamp, yaml_text,
 };
-use crate::{Collection, Error, Memory, MemoryId, Result, Timestamp};
+use crate::{Collection, Error, Memory, MemoryId, Result, Status, Timestamp};
 
 /// Keys the note format gives a meaning, which custom metadata may therefore not use.
-pub(crate) const RESERVED_KEYS: [&str; 4] = ["kind", "timestamp", "relates_to", "deleted_at"];
+pub(crate) const RESERVED_KEYS: [&str; 5] =
+    ["kind", "timestamp", "relates_to", "deleted_at", "status_before_delete"];
 
 /// One memory of a note, parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,13 +55,21 @@ pub(crate) struct Entry {
     pub(crate) deleted_at: Option<Timestamp>,
 }
 
-/// A note split into blocks, each kept as written and as parsed.
+/// A note split into blocks, each kept as written, and its memories parsed.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Note {
     /// The text of each block, without the blank line that separates it from the next.
     pub(crate) blocks: Vec<String>,
-    /// Each block parsed; a failure says what is wrong and on which line of the note.
+    /// What each block is, to tell it among the versions of a note on two clones: its own id
+    /// (`id:`), else its timestamp and summary, else its text.
+    identities: Vec<String>,
+    /// The memories, in index order: each block that counts, parsed; a failure says what is
+    /// wrong and on which line of the note.
     pub(crate) entries: Vec<ParseResult<Entry>>,
+    /// For each memory index, the block holding it.
+    slots: Vec<usize>,
+    /// The blocks that count as no memory (they do not parse), with what is wrong.
+    pub(crate) uncounted: Vec<ParseError>,
 }
 
 impl Note {
@@ -63,15 +81,23 @@ impl Note {
         locator: &dyn Fn(usize) -> MemoryId,
         default_time: &dyn Fn() -> Timestamp,
     ) -> Self {
-        let blocks = split_blocks(text);
-        let entries = blocks
-            .iter()
-            .enumerate()
-            .map(|(index, (line, block))| {
-                parse_block(block, *line, namespace, &locator(index), default_time)
-            })
-            .collect();
-        Self { blocks: blocks.into_iter().map(|(_, block)| block).collect(), entries }
+        let mut note = Self::default();
+        for (line, block) in split_blocks(text) {
+            let parsed = frontmatter_of(&block, line);
+            note.identities
+                .push(identity(parsed.as_ref().ok().map(|(mapping, _)| mapping), &block));
+            match parsed {
+                Ok(raw) => {
+                    let index = note.entries.len();
+                    let entry = parse_block(raw, line, namespace, &locator(index), default_time);
+                    note.entries.push(entry);
+                    note.slots.push(note.blocks.len());
+                }
+                Err(e) => note.uncounted.push(e),
+            }
+            note.blocks.push(block);
+        }
+        note
     }
 
     /// The note's text: the blocks joined by blank lines.
@@ -79,58 +105,121 @@ impl Note {
         self.blocks.join("\n")
     }
 
-    /// Replaces the block at `index` (or appends when `index` is the length) with `entry`.
+    /// Replaces the memory at `index` (or appends one when `index` is the count) with `entry`.
     pub(crate) fn set(&mut self, index: usize, entry: Entry) {
         let block = write_block(&entry);
-        if index < self.blocks.len() {
-            self.blocks[index] = block;
-            self.entries[index] = Ok(entry);
-        } else {
-            self.blocks.push(block);
-            self.entries.push(Ok(entry));
+        let identity = format!("id:{}", entry.key);
+        match self.slots.get(index) {
+            Some(&slot) => {
+                self.blocks[slot] = block;
+                self.identities[slot] = identity;
+                self.entries[index] = Ok(entry);
+            }
+            None => {
+                self.slots.push(self.blocks.len());
+                self.blocks.push(block);
+                self.identities.push(identity);
+                self.entries.push(Ok(entry));
+            }
         }
+    }
+
+    /// Each block's identity and text, in order.
+    pub(crate) fn identified(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.identities.iter().map(String::as_str).zip(self.blocks.iter().map(String::as_str))
+    }
+
+    /// The memory index of the block at `position`, if that block counts as a memory.
+    pub(crate) fn memory_index_at(&self, position: usize) -> Option<usize> {
+        self.slots.iter().position(|&slot| slot == position)
+    }
+
+    /// When the memory of the block at `position` last changed (updated or deleted).
+    pub(crate) fn changed_at(&self, position: usize) -> Option<Timestamp> {
+        let entry = self.entries.get(self.memory_index_at(position)?)?.as_ref().ok()?;
+        Some(entry.deleted_at.map_or(entry.memory.updated_at, |d| d.max(entry.memory.updated_at)))
+    }
+}
+
+/// What a block is (see [`Note`]'s `identities`), from its frontmatter when it parses.
+fn identity(frontmatter: Option<&Mapping>, block: &str) -> String {
+    let field = |key: &str| frontmatter.and_then(|m| m.get(key));
+    match (field("id"), field("timestamp"), field("summary")) {
+        (Some(Value::String(key)), _, _) => format!("id:{key}"),
+        (_, Some(at), Some(summary)) => format!("at:{at:?} {summary:?}"),
+        _ => format!("text:{}", py_strip(block)),
     }
 }
 
 /// How many memories a note's text holds.
-pub(crate) fn block_count(text: &str) -> usize {
-    split_blocks(text).len()
+pub(crate) fn memory_count(text: &str) -> usize {
+    split_blocks(text).iter().filter(|(line, block)| frontmatter_of(block, *line).is_ok()).count()
 }
 
-/// Whether `line` and the one after it open a block.
-fn opens_block(line: &str, next: Option<&str>) -> bool {
-    line.trim_end() == "---" && next.is_some_and(|next| next.starts_with("type:"))
+/// Python's `str.strip()`, which the reference applies to lines: Unicode whitespace and the
+/// four ASCII separators (0x1C-0x1F) that Python also counts as space.
+fn py_strip(line: &str) -> &str {
+    line.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
 }
 
-/// Splits a note at block starts: (1-based line of the opening `---`, block text without the
-/// separating blank line).
+/// Whether `line` toggles between frontmatter and body (`---`, whitespace around it allowed).
+fn is_delimiter(line: &str) -> bool {
+    py_strip(line) == "---"
+}
+
+/// For a line that is `k` backslashes then a delimiter line, `k`.
+fn escape_level(line: &str) -> Option<usize> {
+    let rest = line.trim_start_matches('\\');
+    is_delimiter(rest).then(|| line.len() - rest.len())
+}
+
+/// Content as it is written in a note: every line that is backslashes (maybe none) then a
+/// delimiter line gets one backslash more, so no content line splits a memory.
+pub(crate) fn escape_content(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    for line in content.split_inclusive('\n') {
+        if escape_level(line).is_some() {
+            out.push('\\');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Content as written in a note, back as it was given: [`escape_content`] undone.
+pub(crate) fn unescape_content(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    for line in body.split_inclusive('\n') {
+        match escape_level(line) {
+            Some(level) if level > 0 => out.push_str(&line[1..]),
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Splits a note at block starts, as the reference does: (1-based line of the block's first
+/// line, block text without the separating blank line). Text before the first block is a
+/// block of its own (which does not parse) rather than vanishing.
 fn split_blocks(text: &str) -> Vec<(usize, String)> {
     if text.trim().is_empty() {
         return Vec::new();
     }
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let opens = |i: usize| opens_block(lines[i], lines.get(i + 1).map(|l| l.trim_end()));
-    // Walk the note: an opener starts a block whose frontmatter runs to its closing `---`;
-    // only after that line may the next opener be found (so a body starting with `type:`
-    // right under the closing line stays in its block).
-    let mut starts = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if !opens(i) {
-            i += 1;
+    let mut starts = vec![0];
+    let mut in_frontmatter = false;
+    for (i, line) in lines.iter().enumerate() {
+        if !is_delimiter(line) {
             continue;
         }
-        starts.push(i);
-        i += 2;
-        while i < lines.len() && lines[i].trim_end() != "---" {
-            i += 1;
+        if in_frontmatter {
+            in_frontmatter = false;
+        } else {
+            in_frontmatter = true;
+            if i > 0 {
+                starts.push(i);
+            }
         }
-        i += 1;
-    }
-    if starts.first() != Some(&0) {
-        // Text before the first block (a hand-written note) is a block of its own, which
-        // fails to parse with a clear message rather than vanishing.
-        starts.insert(0, 0);
     }
     let mut blocks = Vec::with_capacity(starts.len());
     for (n, &start) in starts.iter().enumerate() {
@@ -145,28 +234,45 @@ fn split_blocks(text: &str) -> Vec<(usize, String)> {
     blocks
 }
 
-/// Parses one block starting on `line` of its note.
+/// A block's frontmatter, parsed, and its body, when the block counts as a memory: it opens
+/// with a `---` line, its frontmatter is closed and parses to a mapping with a `type`.
+fn frontmatter_of(block: &str, line: usize) -> ParseResult<(Mapping, &str)> {
+    let opened = block.split_once('\n').filter(|(first, _)| is_delimiter(first));
+    let Some((_, rest)) = opened else {
+        return Err(ParseError::at(
+            Some(line),
+            "expected a memory block: a '---' line, YAML with a `type:` key, a '---' line",
+        ));
+    };
+    let Some((yaml, body)) = split_frontmatter(rest) else {
+        return Err(ParseError::at(Some(line), "the block's frontmatter is never closed"));
+    };
+    let mapping = parse_mapping(yaml, line + 1)?;
+    match mapping.get("type") {
+        None | Some(Value::Null) => {
+            Err(ParseError::at(Some(line), "the block has no `type:` (its namespace)"))
+        }
+        Some(Value::String(namespace)) if namespace.is_empty() => {
+            Err(ParseError::at(Some(line), "the block's `type:` is empty"))
+        }
+        Some(_) => Ok((mapping, body)),
+    }
+}
+
+/// Parses the memory of a block starting on `line` of its note, from its frontmatter and body
+/// as [`frontmatter_of`] found them.
 fn parse_block(
-    block: &str,
+    (mut mapping, body): (Mapping, &str),
     line: usize,
     namespace: &Collection,
     locator: &MemoryId,
     default_time: &dyn Fn() -> Timestamp,
 ) -> ParseResult<Entry> {
     let shifted = |e: ParseError| ParseError::at(e.line.map(|l| l + line - 1), e.message);
-    let Some(rest) = block.strip_prefix("---\n") else {
-        return Err(ParseError::at(
-            Some(line),
-            "expected a memory block: a '---' line, YAML starting with `type:`, a '---' line",
-        ));
-    };
-    let Some((yaml, body)) = split_frontmatter(rest) else {
-        return Err(ParseError::at(Some(line), "the block's frontmatter is never closed"));
-    };
-    let mut mapping = parse_mapping(yaml, 2).map_err(shifted)?;
     let mut take = |key: &str| mapping.remove(key);
     let key = take("id");
     let deleted_at = take("deleted_at");
+    let status_before_delete = take("status_before_delete");
     let _namespace = take("type");
     let kind = take("kind");
     let relates_to = take("relates_to");
@@ -185,17 +291,6 @@ fn parse_block(
     if let Some(timestamp) = timestamp {
         mapping.insert("created_at".into(), timestamp);
     }
-    // A block written by memcore ends in exactly one newline after its body; notes written by
-    // other tools put a blank line after the frontmatter and may not keep whitespace.
-    let body = body.strip_suffix('\n').unwrap_or(body);
-    let body = if own_key.is_some() { body } else { body.trim_matches('\n') };
-    let memory =
-        memory_from_mapping(mapping, body, namespace, locator, default_time()).map_err(shifted)?;
-    let key = match own_key {
-        Some(key) => MemoryId::new(key)
-            .map_err(|e| ParseError::at(Some(line + 1), format!("invalid `id`: {e}")))?,
-        None => MemoryId::generate(memory.summary.as_deref(), &memory.content),
-    };
     let deleted_at = match deleted_at {
         None | Some(Value::Null) => None,
         Some(Value::String(raw)) => Some(parse_timestamp(&raw).ok_or_else(|| {
@@ -207,6 +302,23 @@ fn parse_block(
                 format!("`deleted_at` is not a time: {other:?}"),
             ));
         }
+    };
+    if deleted_at.is_some() {
+        // In the trash the block says `status: tombstone` (what the reference understands);
+        // the memory keeps the status it had, which restoring brings back.
+        mapping.insert("status".into(), status_before_delete.unwrap_or("active".into()));
+    }
+    // A block written by memcore ends in exactly one newline after its body; notes written by
+    // other tools put a blank line after the frontmatter and may not keep whitespace.
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    let body = if own_key.is_some() { body } else { body.trim_matches('\n') };
+    let memory =
+        memory_from_mapping(mapping, &unescape_content(body), namespace, locator, default_time())
+            .map_err(shifted)?;
+    let key = match own_key {
+        Some(key) => MemoryId::new(key)
+            .map_err(|e| ParseError::at(Some(line + 1), format!("invalid `id`: {e}")))?,
+        None => MemoryId::generate(memory.summary.as_deref(), &memory.content),
     };
     Ok(Entry { key, memory, deleted_at })
 }
@@ -223,9 +335,17 @@ fn split_frontmatter(rest: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// Writes one block: seed 002's keys first, then memcore's.
+/// Writes one block: seed 002's keys first, then memcore's, then the escaped content.
 fn write_block(entry: &Entry) -> String {
-    let memory = &entry.memory;
+    let frontmatter = frontmatter(&entry.memory, &entry.key, entry.deleted_at.as_ref());
+    format!("---\n{}---\n{}\n", yaml_text(&frontmatter), escape_content(&entry.memory.content))
+}
+
+/// The frontmatter of a block: seed 002's keys (`type`, `timestamp`, `summary`), the own id,
+/// then memcore's; a title that only repeats the summary is left out (reading falls back to
+/// the summary). A deleted memory is `status: tombstone` with its `deleted_at` and, unless it
+/// was active, the status restoring brings back.
+fn frontmatter(memory: &Memory, key: &MemoryId, deleted_at: Option<&Timestamp>) -> Mapping {
     let mut fields = memory_mapping(memory);
     let mut out = Mapping::new();
     out.insert("type".into(), memory.collection.as_str().into());
@@ -233,9 +353,12 @@ fn write_block(entry: &Entry) -> String {
     if let Some(summary) = fields.remove("summary") {
         out.insert("summary".into(), summary);
     }
-    out.insert("id".into(), entry.key.as_str().into());
+    out.insert("id".into(), key.as_str().into());
     for drop in ["id", "collection", "created_at"] {
         fields.remove(drop);
+    }
+    if memory.summary.as_ref() == Some(&memory.title) {
+        fields.remove("title");
     }
     for (key, value) in fields {
         let key = match key.as_str() {
@@ -245,14 +368,19 @@ fn write_block(entry: &Entry) -> String {
         };
         out.insert(key, value);
     }
-    if let Some(deleted_at) = &entry.deleted_at {
+    if let Some(deleted_at) = deleted_at {
+        out.insert("status".into(), Status::Tombstone.as_str().into());
         out.insert("deleted_at".into(), format_timestamp(deleted_at).into());
+        if memory.status != Status::Active {
+            out.insert("status_before_delete".into(), memory.status.as_str().into());
+        }
     }
-    format!("---\n{}---\n{}\n", yaml_text(&out), memory.content)
+    out
 }
 
-/// Checks that `memory` can be written as a block that splits back exactly: its content opens
-/// no block and its metadata uses no key the note format reserves.
+/// Checks that `memory` can be written as a block that splits back exactly: its metadata uses
+/// no key the note format reserves and no line of its frontmatter would end the frontmatter.
+/// (Content lines never split a block: they are escaped.)
 pub(crate) fn check_writable(memory: &Memory) -> Result<()> {
     if let Some(key) = memory.metadata.keys().find(|k| RESERVED_KEYS.contains(&k.as_str())) {
         return Err(Error::validation(
@@ -266,15 +394,12 @@ pub(crate) fn check_writable(memory: &Memory) -> Result<()> {
             "remove the NUL bytes, or keep this memory in a file store",
         ));
     }
-    let lines: Vec<&str> = memory.content.lines().collect();
-    if let Some(n) = (0..lines.len()).find(|&i| opens_block(lines[i], lines.get(i + 1).copied())) {
+    let yaml = yaml_text(&frontmatter(memory, &memory.id, None));
+    if yaml.lines().any(is_delimiter) {
         return Err(Error::validation(
-            format!(
-                "content line {} is a '---' line followed by `type:`, which would start a new \
-                 memory in a git note",
-                n + 1
-            ),
-            "change that '---' line (e.g. to '***') or the `type:` line after it",
+            "a field other than the content has a line that is only '---', which would end \
+             the memory's frontmatter in a git note",
+            "change that line of the title, summary, context or metadata value (e.g. to '***')",
         ));
     }
     Ok(())
@@ -345,12 +470,12 @@ mod tests {
         let text = format!("{}\n{broken}", note.text());
         let mut parsed = Note::parse(&text, &namespace(), &locator, &epoch);
         assert!(parsed.entries[0].is_ok());
-        let err = parsed.entries[1].as_ref().unwrap_err();
+        let err = &parsed.uncounted[0];
         assert!(err.line.is_some_and(|l| l >= 6), "{err:?}");
-        parsed.set(2, entry("third", "c", 2));
+        parsed.set(1, entry("second", "c", 1));
         let again = reparse(&parsed);
         assert_eq!(again.blocks[1], broken);
-        assert!(again.entries[2].is_ok());
+        assert_eq!(again.entries[1].as_ref().unwrap().memory.content, "second");
     }
 
     #[test]
@@ -371,10 +496,93 @@ mod tests {
 
     #[test]
     fn unwritable_memories_are_refused() {
-        let mut sneaky = entry("text\n---\ntype: x\n", "k", 0).memory;
-        assert!(check_writable(&sneaky).is_err());
-        sneaky.content = "fine".into();
+        let mut sneaky = entry("fine", "k", 0).memory;
         sneaky.metadata.insert("deleted_at".into(), serde_json::json!(1));
         assert!(check_writable(&sneaky).is_err());
+        sneaky.metadata.clear();
+        sneaky.context = Some("line\n---\nmore".into());
+        let err = check_writable(&sneaky).unwrap_err().to_string();
+        assert!(err.contains("'---'"), "{err}");
+        sneaky.context = None;
+        sneaky.content = "text\n---\ntype: x\n---\n".into();
+        assert!(check_writable(&sneaky).is_ok(), "content lines are escaped, never refused");
+    }
+
+    #[test]
+    fn content_escaping_is_reversible_and_leaves_no_delimiter_line() {
+        let contents = [
+            "---",
+            "a\n---\nb",
+            "  ---  \r\n\\---\n\\\\ ---\n",
+            "\\--- is not a rule\n-- -\n----\n",
+            "no rules at all",
+        ];
+        for content in contents {
+            let escaped = escape_content(content);
+            assert!(!escaped.lines().any(is_delimiter), "{escaped:?}");
+            assert_eq!(unescape_content(&escaped), content);
+        }
+        assert_eq!(escape_content("a\n---\n\\---"), "a\n\\---\n\\\\---");
+    }
+
+    #[test]
+    fn blocks_start_at_any_opening_rule_as_the_reference_splits_them() {
+        // The second block opens with `summary:`, the third with a YAML comment; a markdown
+        // rule in a body written by another tool starts a block that does not parse.
+        let text = "---\ntype: decisions\nsummary: one\n---\n\nBody one.\n\n---\nsummary: \
+                    two\ntype: decisions\n---\nBody two.\n\n---\n# a comment\ntype: decisions\n\
+                    summary: three\n---\nBody three.\n";
+        let note = Note::parse(text, &namespace(), &locator, &epoch);
+        let summaries: Vec<_> = note
+            .entries
+            .iter()
+            .map(|e| e.as_ref().unwrap().memory.summary.clone().unwrap())
+            .collect();
+        assert_eq!(summaries, ["one", "two", "three"]);
+        assert_eq!(note.entries[1].as_ref().unwrap().memory.content, "Body two.");
+        assert_eq!(note.text(), text);
+    }
+
+    #[test]
+    fn blocks_that_do_not_parse_take_no_index() {
+        let text = "---\ntype: decisions\nsummary: one\n---\nA\n\n---\ntype: decisions\n\
+                    summary: [unclosed\n---\nB\n\n---\nsummary: no type\n---\nC\n\n---\n\
+                    type: decisions\nsummary: four\n---\nD\n";
+        let mut note = Note::parse(text, &namespace(), &locator, &epoch);
+        assert_eq!(note.entries.len(), 2);
+        assert_eq!(note.uncounted.len(), 2);
+        let fourth = note.entries[1].as_ref().unwrap();
+        assert_eq!(fourth.memory.summary.as_deref(), Some("four"));
+        assert_eq!(fourth.memory.id, locator(1));
+        assert_eq!(memory_count(text), 2);
+        // Changing memory 1 rewrites its own block; the damaged ones stay as they were.
+        note.set(1, entry("changed", "d", 1));
+        let again = reparse(&note);
+        assert_eq!(again.blocks[1..3], note.blocks[1..3]);
+        assert_eq!(again.entries[1].as_ref().unwrap().memory.content, "changed");
+        assert!(text.starts_with(&again.blocks[0]));
+    }
+
+    #[test]
+    fn deleted_memories_are_tombstones_that_restore_their_status() {
+        let mut deleted = entry("gone", "g", 0);
+        deleted.memory.status = Status::Resolved;
+        deleted.deleted_at = Some(epoch());
+        let mut note = Note::default();
+        note.set(0, deleted.clone());
+        let text = note.text();
+        assert!(text.contains("\nstatus: tombstone\n"), "{text}");
+        assert!(text.contains("\nstatus_before_delete: resolved\n"), "{text}");
+        assert_eq!(reparse(&note).entries[0].as_ref().unwrap(), &deleted);
+    }
+
+    #[test]
+    fn a_title_that_repeats_the_summary_is_not_written_and_read_back_from_it() {
+        let mut same = entry("text", "s", 0);
+        same.memory.title = "a summary".into();
+        let mut note = Note::default();
+        note.set(0, same.clone());
+        assert!(!note.text().contains("\ntitle:"), "{}", note.text());
+        assert_eq!(reparse(&note).entries[0].as_ref().unwrap().memory.title, "a summary");
     }
 }

@@ -15,6 +15,7 @@
 
 mod feed;
 mod format;
+mod merge;
 mod read;
 mod write;
 
@@ -28,6 +29,9 @@ use git2::{ErrorCode, Oid, Repository};
 use parking_lot::Mutex;
 
 use self::format::{Entry, check_writable};
+pub use self::merge::{
+    MergeConflict, MergeOutcome, MovedMemory, NamespaceMerge, NotesMergeReport, RenamedMemory,
+};
 use self::read::{NamespaceNotes, Overlay};
 use crate::config::Config;
 use crate::git::errors::{git_error, no_commits};
@@ -37,7 +41,7 @@ use crate::git::revspec::check_revision;
 use crate::store::fsutil::create_private_dir_all;
 use crate::store::lock::StoreLock;
 use crate::store::{
-    ChangeFeed, CommitAttachment, Hydration, MemoryStore, PutMode, TrashEntry, Visitor,
+    ChangeFeed, CommitAttachment, Hydration, MemoryStore, NotesSync, PutMode, TrashEntry, Visitor,
 };
 use crate::{
     Collection, Error, Limits, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp,
@@ -352,7 +356,17 @@ impl MemoryStore for GitNotesStore {
             };
             let mut items: Vec<(MemoryId, Result<Arc<Memory>>)> = Vec::new();
             for (commit, cached) in &snapshot.notes {
-                for (index, entry) in cached.note.entries.iter().enumerate() {
+                let note = &cached.note;
+                // Blocks that count as no memory are reported after the note's memories.
+                for (n, e) in note.uncounted.iter().enumerate() {
+                    let after = MemoryId::git_locator(
+                        namespace,
+                        &commit.to_string(),
+                        n + note.entries.len(),
+                    );
+                    items.push((after, Err(corrupted(namespace, *commit, e))));
+                }
+                for (index, entry) in note.entries.iter().enumerate() {
                     match entry {
                         Ok(entry) if entry.deleted_at.is_none() => items
                             .push((entry.memory.id.clone(), Ok(Arc::new(entry.memory.clone())))),
@@ -384,6 +398,16 @@ impl MemoryStore for GitNotesStore {
 
     fn change_feed(&self) -> Option<&dyn ChangeFeed> {
         Some(self)
+    }
+
+    fn notes_sync(&self) -> Option<&dyn NotesSync> {
+        Some(self)
+    }
+}
+
+impl NotesSync for GitNotesStore {
+    fn merge_notes(&self, remote: &str) -> Result<NotesMergeReport> {
+        GitNotesStore::merge_notes(self, remote)
     }
 }
 

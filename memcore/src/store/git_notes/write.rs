@@ -279,7 +279,7 @@ fn write_note(
 
 /// Where the note of `sha` sits in a notes tree: flat (`<sha>`) or fanned out
 /// (`ab/cdef...`, as git does for many notes), if it is there.
-fn note_path(tree: &git2::Tree<'_>, sha: &str) -> Option<String> {
+pub(super) fn note_path(tree: &git2::Tree<'_>, sha: &str) -> Option<String> {
     (0..=3).find_map(|levels| {
         let mut path = String::new();
         for level in 0..levels {
