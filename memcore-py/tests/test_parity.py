@@ -90,6 +90,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "reindex": lambda s, r: s.reindex(),
     "opened": lambda s, r: {"maintenance": s.opened_with()},
     "sync": lambda s, r: s.sync(),
+    "notes_merge": lambda s, r: s.notes_merge(r["remote"]),
     "transition": lambda s, r: s.transition(r["ref"], r["status"]),
     "lifecycle": lambda s, r: s.process_lifecycle(**r),
     "keepit_list": lambda s, r: {"markers": _keepit(memcore.Memcore.keepit_list)(s, r)},

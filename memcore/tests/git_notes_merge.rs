@@ -53,20 +53,34 @@ fn decisions(report: &NotesMergeReport) -> &memcore::NamespaceMerge {
     report.namespaces.iter().find(|n| n.namespace == "decisions").unwrap()
 }
 
-#[test]
-fn diverged_clones_merge_with_every_memory_once() {
+/// Two clones: A, whose first memory is `first` (own id `shared`), and B, cloned from A,
+/// which took A's notes by a merge (a fast-forward, checked).
+struct Clones {
+    a_dir: tempfile::TempDir,
+    a: Memcore,
+    b_dir: tempfile::TempDir,
+    b: Memcore,
+    first: memcore::Memory,
+}
+
+fn clones(first: &str) -> Clones {
     let a_dir = tempfile::tempdir().unwrap();
     gitrepo::init_with_commit(a_dir.path());
     let a = open(a_dir.path());
-    let shared = a.put(decision("Shared before the split.").id("shared")).unwrap();
+    let first = a.put(decision(first).id("shared")).unwrap();
     let b_dir = tempfile::tempdir().unwrap();
     Repository::clone(a_dir.path().to_str().unwrap(), b_dir.path()).unwrap();
     fetch_tracking(b_dir.path(), a_dir.path(), "origin");
     let b = open(b_dir.path());
-    // B takes A's notes: a fast-forward.
-    let first = b.merge_notes("origin").unwrap();
-    assert_eq!(decisions(&first).outcome, MergeOutcome::FastForward);
-    assert_eq!((decisions(&first).added, first.indexed), (1, 1));
+    let taken = b.merge_notes("origin").unwrap();
+    assert_eq!(decisions(&taken).outcome, MergeOutcome::FastForward);
+    assert_eq!((decisions(&taken).added, taken.indexed), (1, 1));
+    Clones { a_dir, a, b_dir, b, first }
+}
+
+#[test]
+fn diverged_clones_merge_with_every_memory_once() {
+    let Clones { a_dir, a, b_dir, b, first: shared } = clones("Shared before the split.");
 
     // Both write to the same note (the same HEAD) and change the shared memory.
     let rule = "Context\n\n---\n\ntype: not a new block\n---\nafter the rules";
@@ -118,18 +132,10 @@ fn diverged_clones_merge_with_every_memory_once() {
 
 #[test]
 fn both_sides_changing_one_memory_keep_the_later_change() {
-    let a_dir = tempfile::tempdir().unwrap();
-    gitrepo::init_with_commit(a_dir.path());
-    let a = open(a_dir.path());
-    let memory = a.put(decision("Original.").id("m")).unwrap();
-    let b_dir = tempfile::tempdir().unwrap();
-    Repository::clone(a_dir.path().to_str().unwrap(), b_dir.path()).unwrap();
-    fetch_tracking(b_dir.path(), a_dir.path(), "origin");
-    let b = open(b_dir.path());
-    b.merge_notes("origin").unwrap();
-    a.update("m", MemoryUpdate::new().content("A's change.")).unwrap();
+    let Clones { a_dir, a, b_dir, b, first: memory } = clones("Original.");
+    a.update("shared", MemoryUpdate::new().content("A's change.")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100)); // timestamps have seconds
-    b.update("m", MemoryUpdate::new().content("B's later change.")).unwrap();
+    b.update("shared", MemoryUpdate::new().content("B's later change.")).unwrap();
     fetch_tracking(a_dir.path(), b_dir.path(), "b");
     let report = a.merge_notes("b").unwrap();
     let merge = decisions(&report);
@@ -138,7 +144,7 @@ fn both_sides_changing_one_memory_keep_the_later_change() {
         (merge.conflicts[0].id.as_str(), merge.conflicts[0].kept.as_str()),
         (memory.id.as_str(), "theirs")
     );
-    assert_eq!(a.get("m").unwrap().content, "B's later change.");
+    assert_eq!(a.get("shared").unwrap().content, "B's later change.");
     assert_eq!(contents(&a).len(), 1);
 }
 

@@ -404,8 +404,7 @@ impl NewMemory {
         self
     }
 
-    /// Validates and completes the memory: id and title derived where absent (the title is the
-    /// summary, else the content's first heading or line), tags cleaned,
+    /// Validates and completes the memory: id and title derived where absent, tags cleaned,
     /// `created_at = updated_at = now` unless a creation time is given (an import keeps its
     /// dates), version 1.
     pub fn into_memory(
@@ -431,15 +430,13 @@ impl NewMemory {
             Some(id) => MemoryId::new(id)?,
             None => MemoryId::generate(title.as_deref(), &self.content),
         };
-        let summary = non_blank(self.summary);
-        let title = (title.or_else(|| summary.clone()))
-            .unwrap_or_else(|| crate::format::derive_title(&self.content, &id));
+        let title = title.unwrap_or_else(|| crate::format::derive_title(&self.content, &id));
         let created_at = self.created_at.map_or(now, |t| t.trunc_subsecs(0));
         Ok(Memory {
             id,
             collection,
             title,
-            summary,
+            summary: non_blank(self.summary),
             kind: non_blank(self.kind),
             status: self.status.unwrap_or_default(),
             tags: clean_list(self.tags),

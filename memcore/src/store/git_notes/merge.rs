@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::format::{Entry, Note};
+use super::read::read_note;
 use super::write::note_path;
 use super::{GitNotesStore, notes_ref};
 use crate::git::errors::git_error;
@@ -207,7 +208,7 @@ impl GitNotesStore {
         for (commit, blob) in &after {
             let count = |blob: Option<&Oid>| -> Result<usize> {
                 Ok(match blob {
-                    Some(blob) => parse_blob(repo, namespace, *commit, *blob)?.entries.len(),
+                    Some(blob) => read_note(repo, namespace, *commit, *blob)?.note.entries.len(),
                     None => 0,
                 })
             };
@@ -246,14 +247,14 @@ impl GitNotesStore {
             if our_blob == Some(their_blob) || base_blob == Some(their_blob) {
                 continue; // the other side did not change this note
             }
-            let theirs_note = parse_blob(repo, namespace, *commit, *their_blob)?;
+            let theirs_note = read_note(repo, namespace, *commit, *their_blob)?.note;
             let Some(our_blob) = our_blob.filter(|blob| Some(*blob) != base_blob) else {
                 // Only the other side changed it (or only it has it): take it whole.
                 if our_blob.is_none() && base_blob.is_some() {
                     continue; // removed here, unchanged there
                 }
                 let ours_note = match our_blob {
-                    Some(blob) => parse_blob(repo, namespace, *commit, *blob)?,
+                    Some(blob) => read_note(repo, namespace, *commit, *blob)?.note,
                     None => Note::default(),
                 };
                 merge.added += theirs_note.entries.len().saturating_sub(ours_note.entries.len());
@@ -263,9 +264,9 @@ impl GitNotesStore {
                 merged.insert(*commit, theirs_note);
                 continue;
             };
-            let ours_note = parse_blob(repo, namespace, *commit, *our_blob)?;
+            let ours_note = read_note(repo, namespace, *commit, *our_blob)?.note;
             let base_note = match base_blob {
-                Some(blob) => parse_blob(repo, namespace, *commit, *blob)?,
+                Some(blob) => read_note(repo, namespace, *commit, *blob)?.note,
                 None => Note::default(),
             };
             let notes = [&ours_note, &theirs_note, &base_note];
@@ -323,7 +324,7 @@ impl GitNotesStore {
         };
         for (commit, blob) in our_notes {
             if !merged.contains_key(commit) {
-                take_live(*commit, &parse_blob(repo, namespace, *commit, *blob)?);
+                take_live(*commit, &read_note(repo, namespace, *commit, *blob)?.note);
             }
         }
         for (commit, note) in merged.iter() {
@@ -477,16 +478,4 @@ fn note_blobs(repo: &Repository, tip: Option<Oid>) -> Result<NoteBlobs> {
     })
     .map_err(failed)?;
     Ok(notes)
-}
-
-/// The note blob `blob` of `commit`, parsed.
-fn parse_blob(repo: &Repository, namespace: &Collection, commit: Oid, blob: Oid) -> Result<Note> {
-    let content = repo.find_blob(blob).map_err(|e| git_error("reading a note", e))?;
-    let sha = commit.to_string();
-    Ok(Note::parse(
-        &String::from_utf8_lossy(content.content()),
-        namespace,
-        &|index| MemoryId::git_locator(namespace, &sha, index),
-        &Timestamp::default,
-    ))
 }

@@ -248,7 +248,7 @@ impl GitNotesStore {
 }
 
 /// Reads and parses the note blob `blob` attached to `commit`.
-fn read_note(
+pub(super) fn read_note(
     repo: &Repository,
     namespace: &Collection,
     commit: Oid,
