@@ -5,7 +5,20 @@
  * This is its C ABI: one header, `include/memcore.h`, and one library, `libmemcore.so` (or
  * `libmemcore.a`), built from the `memcore-ffi` crate. The header works from C99 and C++.
  *
- * ## Build and link
+ * ## Install, build and link
+ *
+ * Installed like any C library (the shared library with its soname `libmemcore.so.0.2`, the
+ * static one, the header and a pkg-config file):
+ *
+ * ```sh
+ * scripts/install-c --prefix "$HOME/.local"         # default prefix /usr/local; --help for more
+ * export PKG_CONFIG_PATH="$HOME/.local/lib/pkgconfig" # when the prefix is not a system one
+ * cc app.c $(pkg-config --cflags --libs memcore) -o app
+ * cc app.c $(pkg-config --cflags memcore) \
+ *   $(pkg-config --static --libs memcore | sed 's/-lmemcore/-Wl,-Bstatic -lmemcore -Wl,-Bdynamic/') -o app
+ * ```
+ *
+ * Or straight from the build directory:
  *
  * ```sh
  * cargo build -p memcore-ffi --release     # target/release/libmemcore.so and libmemcore.a
