@@ -162,3 +162,41 @@ fn a_remote_without_notes_or_with_a_bad_name_is_handled() {
     let err = file_store.merge_notes("origin").unwrap_err();
     assert_eq!(err.category(), memcore::Category::Unsupported, "{err}");
 }
+
+#[test]
+fn a_memory_another_tool_wrote_and_the_other_clone_deleted_is_deleted_once() {
+    let Clones { a_dir, a, b_dir, b, first } = clones("Written by memcore first.");
+    // The reference implementation appends a memory without an own id to the same note.
+    let repo = Repository::open(a_dir.path()).unwrap();
+    let sha = first.id.as_str().split(':').nth(1).unwrap().to_owned();
+    let foreign = "---\ntype: decisions\ntimestamp: 2024-01-15T10:30:00+00:00\nsummary: From \
+                   the reference\n---\n\nIts body.\n";
+    let note = repo.find_note(Some("refs/notes/mem/decisions"), git2::Oid::from_str(&sha).unwrap());
+    let text = format!("{}\n{foreign}", note.unwrap().message().unwrap());
+    let signature = git2::Signature::now("plugin", "p@example.com").unwrap();
+    let oid = git2::Oid::from_str(&sha).unwrap();
+    repo.note(&signature, &signature, Some("refs/notes/mem/decisions"), oid, &text, true).unwrap();
+    a.sync().unwrap();
+    fetch_tracking(b_dir.path(), a_dir.path(), "origin");
+    assert_eq!(decisions(&b.merge_notes("origin").unwrap()).outcome, MergeOutcome::FastForward);
+    let foreign_id = format!("decisions:{sha}:1");
+    // B deletes it (memcore rewrites the block, with its derived own id); A adds a memory.
+    b.delete(foreign_id.as_str()).unwrap();
+    let added = a.put(decision("Added on A.").id("added")).unwrap();
+    assert_eq!(added.id.as_str(), format!("decisions:{sha}:2"));
+    fetch_tracking(a_dir.path(), b_dir.path(), "b");
+    let report = a.merge_notes("b").unwrap();
+    let merge = decisions(&report);
+    assert_eq!((merge.added, merge.updated), (0, 1), "{merge:?}");
+    assert!(merge.moved.is_empty() && merge.conflicts.is_empty(), "{merge:?}");
+    // Deleted once, nothing duplicated, A's ids where they were.
+    assert_eq!(
+        contents(&a),
+        [
+            ("Added on A.".to_owned(), added.id.to_string()),
+            ("Written by memcore first.".to_owned(), first.id.to_string()),
+        ]
+    );
+    let note = repo.find_note(Some("refs/notes/mem/decisions"), oid).unwrap();
+    assert_eq!(note.message().unwrap().matches("From the reference").count(), 1);
+}

@@ -260,6 +260,13 @@ def test_rules_in_reference_content_split_alike(repo: Path, reference: Reference
         ours = store.get(memory_id)
         assert ours.content == theirs[short(memory_id)].content.strip("\n") == "Before."
         assert len(store.list().skipped) == 1, "the tail the reference drops is kept and reported"
+        # That tail's frontmatter was never closed: a memory appended after it still reads
+        # back, in both tools, under the id memcore gave it.
+        appended = store.put("Appended by memcore.", collection="research", summary="Appended")
+        assert appended.id == memory_id.rsplit(":", 1)[0] + ":1"
+    with fresh(repo) as store:
+        assert store.get(appended.id).content == "Appended by memcore."
+    assert reference.read()[short(appended.id)].summary == "Appended"
 
 
 def test_deletes_are_tombstones_the_reference_understands(repo: Path, reference: Reference) -> None:

@@ -31,10 +31,19 @@ pub(super) fn run(
             let tracking = format!("+refs/notes/mem/*:refs/notes/{remote}/mem/*");
             git(root, &["fetch", "--quiet", remote, &tracking])?;
             let report = memcore.merge_notes(remote)?;
-            if !args.no_push {
-                git(root, &["push", "--quiet", remote, "refs/notes/mem/*:refs/notes/mem/*"])?;
+            // What the merge did is shown even when the push then fails.
+            print(&report, out)?;
+            if args.no_push {
+                return Ok(());
             }
-            print(&report, out)
+            git(root, &["push", "--quiet", remote, "refs/notes/mem/*:refs/notes/mem/*"]).map_err(
+                |failure| {
+                    Failure::usage(
+                        format!("merged locally, but the push failed: {}", failure.message()),
+                        "fix the remote (or pull and merge again), then `memcore notes sync` again",
+                    )
+                },
+            )
         }
     }
 }

@@ -86,8 +86,11 @@ impl Memcore {
                 "open the repository's git-notes store (backend git-notes)",
             )
         })?;
-        let mut report = notes.merge_notes(remote)?;
-        report.indexed = self.sync()?.synced;
+        // Namespaces merged before a failure are indexed all the same.
+        let merged = notes.merge_notes(remote);
+        let synced = self.sync();
+        let mut report = merged?;
+        report.indexed = synced?.synced;
         Ok(report)
     }
 }

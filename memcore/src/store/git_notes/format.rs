@@ -83,21 +83,40 @@ impl Note {
     ) -> Self {
         let mut note = Self::default();
         for (line, block) in split_blocks(text) {
-            let parsed = frontmatter_of(&block, line);
-            note.identities
-                .push(identity(parsed.as_ref().ok().map(|(mapping, _)| mapping), &block));
-            match parsed {
+            let identity = match frontmatter_of(&block, line) {
                 Ok(raw) => {
+                    let identity = identity(Some(&raw.0), &block);
                     let index = note.entries.len();
                     let entry = parse_block(raw, line, namespace, &locator(index), default_time);
+                    // A memory is told apart by its own id (derived from its summary when the
+                    // block has none), which every rewrite keeps.
+                    let identity = match &entry {
+                        Ok(entry) => format!("key:{}", entry.key),
+                        Err(_) => identity,
+                    };
                     note.entries.push(entry);
                     note.slots.push(note.blocks.len());
+                    identity
                 }
-                Err(e) => note.uncounted.push(e),
-            }
-            note.blocks.push(block);
+                Err(e) => {
+                    note.uncounted.push(e);
+                    identity(None, &block)
+                }
+            };
+            note.push_block(block, &identity);
         }
         note
+    }
+
+    /// Appends a block with `identity`, numbered among the note's blocks of that identity.
+    fn push_block(&mut self, block: String, identity: &str) {
+        let seen = self
+            .identities
+            .iter()
+            .filter(|i| i.rsplit_once('#').map(|(base, _)| base) == Some(identity))
+            .count();
+        self.identities.push(format!("{identity}#{}", seen + 1));
+        self.blocks.push(block);
     }
 
     /// The note's text: the blocks joined by blank lines.
@@ -105,26 +124,47 @@ impl Note {
         self.blocks.join("\n")
     }
 
-    /// Replaces the memory at `index` (or appends one when `index` is the count) with `entry`.
+    /// The index the next appended memory gets. A last block whose frontmatter was never
+    /// closed (a markdown rule in a body another tool wrote) is closed first, so that the new
+    /// block's opening line cannot close it instead; if closing it makes it a memory, it takes
+    /// the next index (it reads back as one).
+    pub(crate) fn prepare_append(&mut self) -> usize {
+        let count = self.entries.len();
+        let Some(last) = self.blocks.last_mut() else { return count };
+        if !ends_in_frontmatter(last) {
+            return count;
+        }
+        if !last.ends_with('\n') {
+            last.push('\n');
+        }
+        last.push_str("---\n");
+        if frontmatter_of(last, 1).is_ok() {
+            self.uncounted.pop();
+            self.slots.push(self.blocks.len() - 1);
+            self.entries.push(Err(ParseError::at(None, "a block closed by memcore")));
+        }
+        self.entries.len()
+    }
+
+    /// Replaces the memory at `index`, or appends it when `index` is the count (after
+    /// [`Note::prepare_append`]), with `entry`.
     pub(crate) fn set(&mut self, index: usize, entry: Entry) {
         let block = write_block(&entry);
-        let identity = format!("id:{}", entry.key);
         match self.slots.get(index) {
             Some(&slot) => {
                 self.blocks[slot] = block;
-                self.identities[slot] = identity;
                 self.entries[index] = Ok(entry);
             }
             None => {
+                debug_assert!(self.blocks.last().is_none_or(|last| !ends_in_frontmatter(last)));
                 self.slots.push(self.blocks.len());
-                self.blocks.push(block);
-                self.identities.push(identity);
+                self.push_block(block, &format!("key:{}", entry.key));
                 self.entries.push(Ok(entry));
             }
         }
     }
 
-    /// Each block's identity and text, in order.
+    /// Each block's identity (unique in the note) and text, in order.
     pub(crate) fn identified(&self) -> impl Iterator<Item = (&str, &str)> {
         self.identities.iter().map(String::as_str).zip(self.blocks.iter().map(String::as_str))
     }
@@ -139,16 +179,33 @@ impl Note {
         let entry = self.entries.get(self.memory_index_at(position)?)?.as_ref().ok()?;
         Some(entry.deleted_at.map_or(entry.memory.updated_at, |d| d.max(entry.memory.updated_at)))
     }
+
+    /// Whether `other` reads back as this note: the same memories (own ids) at the same
+    /// indexes. A write checks this before anything is written.
+    pub(crate) fn reads_back_as(&self, other: &Note) -> bool {
+        let keys = |note: &Note| -> Vec<Option<MemoryId>> {
+            note.entries.iter().map(|e| e.as_ref().ok().map(|e| e.key.clone())).collect()
+        };
+        let (ours, theirs) = (keys(self), keys(other));
+        ours.len() == theirs.len() && ours.iter().zip(&theirs).all(|(a, b)| a.is_none() || a == b)
+    }
 }
 
-/// What a block is (see [`Note`]'s `identities`), from its frontmatter when it parses.
+/// What a block is (see [`Note`]'s `identities`) when it holds no readable memory: its own id,
+/// else its timestamp and summary, else its text.
 fn identity(frontmatter: Option<&Mapping>, block: &str) -> String {
     let field = |key: &str| frontmatter.and_then(|m| m.get(key));
     match (field("id"), field("timestamp"), field("summary")) {
-        (Some(Value::String(key)), _, _) => format!("id:{key}"),
+        (Some(Value::String(key)), _, _) => format!("key:{key}"),
         (_, Some(at), Some(summary)) => format!("at:{at:?} {summary:?}"),
         _ => format!("text:{}", py_strip(block)),
     }
+}
+
+/// Whether `text` ends inside a frontmatter: its `---` lines toggle, as the reference reads
+/// them, and the last one opened a frontmatter that nothing closed.
+pub(crate) fn ends_in_frontmatter(text: &str) -> bool {
+    text.split_inclusive('\n').filter(|line| is_delimiter(line)).count() % 2 == 1
 }
 
 /// How many memories a note's text holds.
@@ -173,11 +230,17 @@ fn escape_level(line: &str) -> Option<usize> {
     is_delimiter(rest).then(|| line.len() - rest.len())
 }
 
+/// The lines of content as the reference reads them: git's output decoded with universal
+/// newlines, so a lone carriage return ends a line too.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive(['\n', '\r'])
+}
+
 /// Content as it is written in a note: every line that is backslashes (maybe none) then a
 /// delimiter line gets one backslash more, so no content line splits a memory.
 pub(crate) fn escape_content(content: &str) -> String {
     let mut out = String::with_capacity(content.len());
-    for line in content.split_inclusive('\n') {
+    for line in lines(content) {
         if escape_level(line).is_some() {
             out.push('\\');
         }
@@ -189,7 +252,7 @@ pub(crate) fn escape_content(content: &str) -> String {
 /// Content as written in a note, back as it was given: [`escape_content`] undone.
 pub(crate) fn unescape_content(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
-    for line in body.split_inclusive('\n') {
+    for line in lines(body) {
         match escape_level(line) {
             Some(level) if level > 0 => out.push_str(&line[1..]),
             _ => out.push_str(line),
@@ -584,5 +647,45 @@ mod tests {
         note.set(0, same.clone());
         assert!(!note.text().contains("\ntitle:"), "{}", note.text());
         assert_eq!(reparse(&note).entries[0].as_ref().unwrap().memory.title, "a summary");
+    }
+    #[test]
+    fn an_append_after_a_block_left_open_reads_back_where_it_was_put() {
+        // Another tool's memory whose body had a markdown rule leaves an open block behind.
+        let text = "---\ntype: decisions\nsummary: one\n---\n\nIntro\n\n---\n\nMore\n";
+        let mut note = Note::parse(text, &namespace(), &locator, &epoch);
+        assert_eq!((note.entries.len(), note.uncounted.len()), (1, 1));
+        let index = note.prepare_append();
+        assert_eq!(index, 1);
+        note.set(index, entry("appended", "new", index));
+        let again = reparse(&note);
+        assert!(note.reads_back_as(&again));
+        assert_eq!(again.entries[1].as_ref().unwrap().memory.content, "appended");
+        assert!(again.text().contains("More\n---\n"), "{}", again.text());
+        // A block that becomes a memory once closed takes the next index itself.
+        let open =
+            "---\ntype: decisions\nsummary: one\n---\nA\n\n---\ntype: decisions\nsummary: open\n";
+        let mut note = Note::parse(open, &namespace(), &locator, &epoch);
+        assert_eq!(note.prepare_append(), 2);
+        note.set(2, entry("third", "third", 2));
+        let again = reparse(&note);
+        assert!(note.reads_back_as(&again));
+        assert_eq!(again.entries[1].as_ref().unwrap().memory.summary.as_deref(), Some("open"));
+    }
+
+    #[test]
+    fn identities_are_own_ids_and_unique_in_a_note() {
+        let text = "---\ntype: decisions\nsummary: Same words\n---\nA\n\n---\ntype: decisions\n\
+                    summary: Same words\n---\nB\n\n---\nnot: [yaml\n";
+        let note = Note::parse(text, &namespace(), &locator, &epoch);
+        let ids: Vec<&str> = note.identified().map(|(id, _)| id).collect();
+        assert_eq!(ids[..2], ["key:same-words#1", "key:same-words#2"]);
+        assert!(ids[2].starts_with("text:"), "{ids:?}");
+        // A rewrite by memcore (which writes the derived own id) keeps the identity.
+        let mut rewritten = note.clone();
+        let first = note.entries[0].clone().unwrap();
+        rewritten.set(0, Entry { deleted_at: Some(epoch()), ..first });
+        let reread: Vec<String> =
+            reparse(&rewritten).identified().map(|(id, _)| id.to_owned()).collect();
+        assert_eq!(reread[0], "key:same-words#1");
     }
 }

@@ -18,12 +18,12 @@ use git2::{ErrorCode, FileMode, Oid, Repository, Signature, TreeWalkMode, TreeWa
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::format::{Entry, Note};
+use super::format::{Entry, Note, ends_in_frontmatter};
 use super::read::read_note;
 use super::write::note_path;
 use super::{GitNotesStore, notes_ref};
 use crate::git::errors::git_error;
-use crate::{Collection, Error, MemoryId, Result, Timestamp};
+use crate::{Collection, Error, MAX_ID_LEN, MemoryId, Result, Timestamp};
 
 /// What [`GitNotesStore::merge_notes`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -248,27 +248,24 @@ impl GitNotesStore {
                 continue; // the other side did not change this note
             }
             let theirs_note = read_note(repo, namespace, *commit, *their_blob)?.note;
-            let Some(our_blob) = our_blob.filter(|blob| Some(*blob) != base_blob) else {
-                // Only the other side changed it (or only it has it): take it whole.
-                if our_blob.is_none() && base_blob.is_some() {
-                    continue; // removed here, unchanged there
-                }
-                let ours_note = match our_blob {
+            let read = |blob: Option<&Oid>| -> Result<Note> {
+                Ok(match blob {
                     Some(blob) => read_note(repo, namespace, *commit, *blob)?.note,
                     None => Note::default(),
-                };
+                })
+            };
+            let ours_note = read(our_blob)?;
+            if our_blob == base_blob {
+                // Only the other side changed it (or only it has it): take it whole.
                 merge.added += theirs_note.entries.len().saturating_sub(ours_note.entries.len());
                 from_theirs.extend(
                     (ours_note.entries.len()..theirs_note.entries.len()).map(|i| (*commit, i)),
                 );
                 merged.insert(*commit, theirs_note);
                 continue;
-            };
-            let ours_note = read_note(repo, namespace, *commit, *our_blob)?.note;
-            let base_note = match base_blob {
-                Some(blob) => read_note(repo, namespace, *commit, *blob)?.note,
-                None => Note::default(),
-            };
+            }
+            // Both sides changed it (this side may have removed it): block by block.
+            let base_note = read(base_blob)?;
             let notes = [&ours_note, &theirs_note, &base_note];
             let note = merge_note(namespace, *commit, notes, merge, &mut from_theirs);
             merged.insert(*commit, note);
@@ -340,10 +337,12 @@ impl GitNotesStore {
                 taken.insert(entry.key.clone(), ());
                 continue;
             }
-            let free = (2..)
-                .filter_map(|n| MemoryId::new(format!("{}-{n}", entry.key)).ok())
-                .find(|key| !taken.contains_key(key))
-                .ok_or_else(|| Error::storage("no free memory id", None, "retry"))?;
+            let free = free_key(&entry.key, &taken).ok_or_else(|| {
+                Error::conflict(
+                    format!("no free own id like '{}' for a memory of the other clone", entry.key),
+                    "give some of the memories with this id others, then merge again",
+                )
+            })?;
             taken.insert(free.clone(), ());
             merge.renamed.push(RenamedMemory {
                 id: entry.memory.id.to_string(),
@@ -440,10 +439,28 @@ fn merge_note(
     note
 }
 
-/// Blocks joined as a note holds them: separated by a blank line.
+/// `key` with the first suffix `-2`, `-3`, ... (up to `-999`) that makes an own id not in
+/// `taken`, the key cut so that the id stays within [`MAX_ID_LEN`].
+fn free_key(key: &MemoryId, taken: &HashMap<MemoryId, ()>) -> Option<MemoryId> {
+    (2..1000).find_map(|n| {
+        let suffix = format!("-{n}");
+        let stem: String = key.as_str().chars().take(MAX_ID_LEN - suffix.len()).collect();
+        MemoryId::new(format!("{stem}{suffix}")).ok().filter(|free| !taken.contains_key(free))
+    })
+}
+
+/// Blocks joined as a note holds them: separated by a blank line; a block whose frontmatter
+/// was never closed is closed first, so that the next block's opening line does not close it
+/// (see [`Note::prepare_append`]).
 fn join_blocks(blocks: &[String]) -> String {
     let mut text = String::new();
     for block in blocks {
+        if ends_in_frontmatter(&text) {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("---\n");
+        }
         if !text.is_empty() {
             if !text.ends_with('\n') {
                 text.push('\n');
@@ -478,4 +495,23 @@ fn note_blobs(repo: &Repository, tip: Option<Oid>) -> Result<NoteBlobs> {
     })
     .map_err(failed)?;
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_keys_fit_the_id_limit_and_skip_taken_ones() {
+        let long = MemoryId::new("k".repeat(MAX_ID_LEN)).unwrap();
+        let mut taken = HashMap::new();
+        let first = free_key(&long, &taken).unwrap();
+        assert!(first.as_str().ends_with("-2") && first.as_str().len() == MAX_ID_LEN);
+        taken.insert(first, ());
+        assert!(free_key(&long, &taken).unwrap().as_str().ends_with("-3"));
+        let short = MemoryId::new("m").unwrap();
+        let all: HashMap<MemoryId, ()> =
+            (2..1000).map(|n| (MemoryId::new(format!("m-{n}")).unwrap(), ())).collect();
+        assert_eq!(free_key(&short, &all), None, "bounded: no endless search");
+    }
 }

@@ -98,7 +98,7 @@ impl GitNotesStore {
                 memory.updated_at = memory.updated_at.max(old_memory.updated_at);
                 (old.commit, old.index)
             }
-            None => (target, self.note_len(repo, overlay, &namespace, target)?),
+            None => (target, self.next_index(repo, overlay, &namespace, target)?),
         };
         memory.id = MemoryId::git_locator(&namespace, &commit.to_string(), index);
         let entry = Entry { key, memory: memory.clone(), deleted_at: None };
@@ -106,19 +106,33 @@ impl GitNotesStore {
         Ok(memory)
     }
 
-    /// How many blocks the note of `commit` has, with the changes of `overlay`.
-    pub(super) fn note_len(
+    /// The index a memory appended to the note of `commit` gets, with the changes of
+    /// `overlay` (which then holds the note, ready for the append: see
+    /// [`Note::prepare_append`]).
+    pub(super) fn next_index(
         &self,
         repo: &Repository,
-        overlay: &Overlay,
+        overlay: &mut Overlay,
         namespace: &Collection,
         commit: Oid,
     ) -> Result<usize> {
-        if let Some(note) = overlay.changed.get(&(namespace.clone(), commit)) {
-            return Ok(note.entries.len());
+        Ok(self.staged(repo, overlay, namespace, commit)?.prepare_append())
+    }
+
+    /// The note of `commit` in `overlay`, copied from the snapshot on its first change.
+    fn staged<'o>(
+        &self,
+        repo: &Repository,
+        overlay: &'o mut Overlay,
+        namespace: &Collection,
+        commit: Oid,
+    ) -> Result<&'o mut Note> {
+        let slot = (namespace.clone(), commit);
+        if !overlay.changed.contains_key(&slot) {
+            let note = self.note(repo, overlay, namespace, commit)?;
+            overlay.changed.insert(slot.clone(), note);
         }
-        let snapshot = self.snapshot(repo, namespace)?;
-        Ok(snapshot.notes.get(&commit).map_or(0, |cached| cached.note.entries.len()))
+        Ok(overlay.changed.entry(slot).or_default())
     }
 
     /// Sets block `index` of the note of `commit` to `entry` in `overlay` (copying the note
@@ -132,14 +146,7 @@ impl GitNotesStore {
         index: usize,
         entry: Entry,
     ) -> Result<()> {
-        let slot = (namespace.clone(), commit);
-        if !overlay.changed.contains_key(&slot) {
-            let note = self.note(repo, overlay, namespace, commit)?;
-            overlay.changed.insert(slot.clone(), note);
-        }
-        if let Some(note) = overlay.changed.get_mut(&slot) {
-            note.set(index, entry);
-        }
+        self.staged(repo, overlay, namespace, commit)?.set(index, entry);
         Ok(())
     }
 
@@ -190,10 +197,36 @@ impl GitNotesStore {
             .signature()
             .or_else(|_| Signature::now("memcore", "memcore@localhost"))
             .map_err(|e| git_error("making a signature for the notes commit", e))?;
-        for (written, ((namespace, commit), note)) in overlay.changed.into_iter().enumerate() {
+        // Every note is checked to read back as written before any is written: a write
+        // never leaves a memory behind an id that names something else.
+        let mut prepared = Vec::with_capacity(overlay.changed.len());
+        for ((namespace, commit), note) in overlay.changed {
+            let text = note.text();
+            let sha = commit.to_string();
+            let reparsed = Note::parse(
+                &text,
+                &namespace,
+                &|index| MemoryId::git_locator(&namespace, &sha, index),
+                &|| crate::now(),
+            );
+            if !note.reads_back_as(&reparsed) {
+                return Err(Error::storage(
+                    format!(
+                        "the note of {commit} in {} would not read back as written",
+                        notes_ref(&namespace)
+                    ),
+                    None,
+                    format!(
+                        "nothing was written; look at the note (git notes --ref=mem/{namespace} show \
+                         {commit}) and report it"
+                    ),
+                ));
+            }
+            prepared.push((namespace, commit, text, reparsed));
+        }
+        for (written, (namespace, commit, text, reparsed)) in prepared.into_iter().enumerate() {
             let refname = notes_ref(&namespace);
             let before = self.cache.lock().get(&namespace).cloned().unwrap_or_default();
-            let text = note.text();
             let (blob, tip) =
                 match write_note(repo, &signature, &refname, before.tip, commit, &text)? {
                     Some(done) => done,
@@ -211,13 +244,6 @@ impl GitNotesStore {
                     }
                 };
             // Cache what was written, re-parsed, so this process sees exactly what others do.
-            let sha = commit.to_string();
-            let reparsed = Note::parse(
-                &text,
-                &namespace,
-                &|index| MemoryId::git_locator(&namespace, &sha, index),
-                &|| crate::now(),
-            );
             let mut notes = before.notes.clone();
             notes.insert(commit, Arc::new(CachedNote { blob, note: reparsed }));
             self.cache.lock().insert(namespace, Arc::new(NamespaceNotes { tip: Some(tip), notes }));
