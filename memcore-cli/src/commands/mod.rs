@@ -19,7 +19,7 @@ mod write;
 
 use memcore::Memcore;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{Cli, Command, GlobalArgs, ModelCommand};
 use crate::failure::Failure;
 use crate::output::Output;
 use crate::store;
@@ -62,7 +62,10 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
             crate::mcp::serve(open(global, out)?, tools)
         }
         Command::Init(args) => init::run(global, &args, out),
-        Command::Model => model::run(global, out),
+        Command::Model(args) => match args.command {
+            None => model::run(global, out),
+            Some(ModelCommand::Fetch(args)) => model::fetch(global, &args, out),
+        },
         Command::Call(args) => {
             let request = api::request(&args)?;
             api::call(&open(global, out)?, &args.operation, request, out)

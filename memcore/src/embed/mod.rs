@@ -22,8 +22,8 @@ pub use onnx::OnnxEmbedder;
 use crate::Result;
 
 /// What to tell a person when the model or its runtime cannot be used.
-pub(crate) const FETCH_RECOVERY: &str =
-    "run `scripts/fetch-models` (or set MEMCORE_MODEL_DIR / ORT_DYLIB_PATH)";
+pub(crate) const FETCH_RECOVERY: &str = "run `memcore model fetch` (or `scripts/fetch-models` in a checkout; or set \
+     MEMCORE_MODEL_DIR / ORT_DYLIB_PATH)";
 
 /// Turns text into fixed-size vectors whose cosine similarity reflects meaning.
 ///

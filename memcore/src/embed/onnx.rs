@@ -32,8 +32,8 @@ const MAX_SESSIONS: usize = 4;
 const OUTPUT: &str = "last_hidden_state";
 
 /// Recovery hint for failures while running the model on valid files.
-const RUN_RECOVERY: &str = "retry; if it persists, run `scripts/fetch-models --force` to \
-                            reinstall the model and runtime";
+const RUN_RECOVERY: &str = "retry; if it persists, run `memcore model fetch --force` (or \
+                            `scripts/fetch-models --force`) to reinstall the model and runtime";
 
 /// Embeds text with sentence-transformers all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions).
 ///

@@ -79,7 +79,8 @@ fn load(library: &Path) -> Result<Environment> {
                     format!("cannot load the ONNX Runtime library {}: {e}", library.display()),
                     Some(Box::new(e)),
                     "make sure the file is ONNX Runtime >= 1.31 for this platform: run \
-                     `scripts/fetch-models` (or set MEMCORE_MODEL_DIR / ORT_DYLIB_PATH)",
+                     `memcore model fetch` or `scripts/fetch-models` (or set MEMCORE_MODEL_DIR / \
+                     ORT_DYLIB_PATH)",
                 )
             })?
             .with_name("memcore")
