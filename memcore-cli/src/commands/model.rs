@@ -91,8 +91,8 @@ fn run_fetch_script(dir: Option<&Path>, force: bool) -> Result<PathBuf, Failure>
         .map_err(|e| {
             failed(
                 format!("cannot run {}: {e}", python.to_string_lossy()),
-                "install Python 3 with pip and venv (Debian: apt install python3-pip python3-venv), \
-                 or set MEMCORE_PYTHON to one",
+                "install Python 3 with pip and venv (Debian: apt install python3-pip \
+                 python3-venv), or set MEMCORE_PYTHON to one",
             )
         })?;
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -93,8 +93,8 @@ impl IndexDoc {
     /// one), then the content. Seed 002 embeds summary + content; the context, e.g. the
     /// message a reply answers, often carries the meaning.
     ///
-    /// A title that only repeats the content or the summary is left out: it would double the tokens of a
-    /// short memory (and the model's time) without adding meaning.
+    /// A title that only repeats the content or the summary is left out: it would double the
+    /// tokens of a short memory (and the model's time) without adding meaning.
     pub(crate) fn embedding_text(&self) -> String {
         let title = (!self.title_repeats).then_some(self.title.as_str());
         let head: Vec<&str> = [title, self.summary.as_deref(), self.context.as_deref()]

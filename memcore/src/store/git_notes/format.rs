@@ -32,6 +32,8 @@
 //! block) takes no index, is reported as damaged, and is written back byte for byte, as is
 //! every block memcore does not change.
 
+use std::collections::HashMap;
+
 use serde_yaml::{Mapping, Value};
 
 use crate::format::frontmatter::{
@@ -60,9 +62,6 @@ pub(crate) struct Entry {
 pub(crate) struct Note {
     /// The text of each block, without the blank line that separates it from the next.
     pub(crate) blocks: Vec<String>,
-    /// What each block is, to tell it among the versions of a note on two clones: its own id
-    /// (`id:`), else its timestamp and summary, else its text.
-    identities: Vec<String>,
     /// The memories, in index order: each block that counts, parsed; a failure says what is
     /// wrong and on which line of the note.
     pub(crate) entries: Vec<ParseResult<Entry>>,
@@ -83,40 +82,18 @@ impl Note {
     ) -> Self {
         let mut note = Self::default();
         for (line, block) in split_blocks(text) {
-            let identity = match frontmatter_of(&block, line) {
+            match frontmatter_of(&block, line) {
                 Ok(raw) => {
-                    let identity = identity(Some(&raw.0), &block);
                     let index = note.entries.len();
                     let entry = parse_block(raw, line, namespace, &locator(index), default_time);
-                    // A memory is told apart by its own id (derived from its summary when the
-                    // block has none), which every rewrite keeps.
-                    let identity = match &entry {
-                        Ok(entry) => format!("key:{}", entry.key),
-                        Err(_) => identity,
-                    };
                     note.entries.push(entry);
                     note.slots.push(note.blocks.len());
-                    identity
                 }
-                Err(e) => {
-                    note.uncounted.push(e);
-                    identity(None, &block)
-                }
-            };
-            note.push_block(block, &identity);
+                Err(e) => note.uncounted.push(e),
+            }
+            note.blocks.push(block);
         }
         note
-    }
-
-    /// Appends a block with `identity`, numbered among the note's blocks of that identity.
-    fn push_block(&mut self, block: String, identity: &str) {
-        let seen = self
-            .identities
-            .iter()
-            .filter(|i| i.rsplit_once('#').map(|(base, _)| base) == Some(identity))
-            .count();
-        self.identities.push(format!("{identity}#{}", seen + 1));
-        self.blocks.push(block);
     }
 
     /// The note's text: the blocks joined by blank lines.
@@ -158,15 +135,36 @@ impl Note {
             None => {
                 debug_assert!(self.blocks.last().is_none_or(|last| !ends_in_frontmatter(last)));
                 self.slots.push(self.blocks.len());
-                self.push_block(block, &format!("key:{}", entry.key));
+                self.blocks.push(block);
                 self.entries.push(Ok(entry));
             }
         }
     }
 
-    /// Each block's identity (unique in the note) and text, in order.
-    pub(crate) fn identified(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.identities.iter().map(String::as_str).zip(self.blocks.iter().map(String::as_str))
+    /// Each block's identity and text, in order: what tells a block among the versions of a
+    /// note on two clones (see [`identity`]), numbered (`#1`, `#2`, ...) among the note's
+    /// blocks of the same identity so that it is unique. Computed on demand: only a merge
+    /// needs it.
+    pub(crate) fn identified(&self) -> Vec<(String, &str)> {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(position, block)| {
+                let entry =
+                    self.memory_index_at(position).and_then(|i| self.entries[i].as_ref().ok());
+                let base = match entry {
+                    Some(entry) => format!("key:{}", entry.key),
+                    None => identity(
+                        frontmatter_of(block, 1).ok().map(|(mapping, _)| mapping).as_ref(),
+                        block,
+                    ),
+                };
+                let n = seen.entry(base.clone()).or_default();
+                *n += 1;
+                (format!("{base}#{n}"), block.as_str())
+            })
+            .collect()
     }
 
     /// The memory index of the block at `position`, if that block counts as a memory.
@@ -191,8 +189,9 @@ impl Note {
     }
 }
 
-/// What a block is (see [`Note`]'s `identities`) when it holds no readable memory: its own id,
-/// else its timestamp and summary, else its text.
+/// What a block is when it holds no readable memory: its own id, else its timestamp and
+/// summary, else its text. (A readable memory is its own id, derived from its summary when the
+/// block has none, which every rewrite by memcore keeps.)
 fn identity(frontmatter: Option<&Mapping>, block: &str) -> String {
     let field = |key: &str| frontmatter.and_then(|m| m.get(key));
     match (field("id"), field("timestamp"), field("summary")) {
@@ -677,7 +676,8 @@ mod tests {
         let text = "---\ntype: decisions\nsummary: Same words\n---\nA\n\n---\ntype: decisions\n\
                     summary: Same words\n---\nB\n\n---\nnot: [yaml\n";
         let note = Note::parse(text, &namespace(), &locator, &epoch);
-        let ids: Vec<&str> = note.identified().map(|(id, _)| id).collect();
+        let identified = note.identified();
+        let ids: Vec<&str> = identified.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(ids[..2], ["key:same-words#1", "key:same-words#2"]);
         assert!(ids[2].starts_with("text:"), "{ids:?}");
         // A rewrite by memcore (which writes the derived own id) keeps the identity.
@@ -685,7 +685,7 @@ mod tests {
         let first = note.entries[0].clone().unwrap();
         rewritten.set(0, Entry { deleted_at: Some(epoch()), ..first });
         let reread: Vec<String> =
-            reparse(&rewritten).identified().map(|(id, _)| id.to_owned()).collect();
+            reparse(&rewritten).identified().into_iter().map(|(id, _)| id).collect();
         assert_eq!(reread[0], "key:same-words#1");
     }
 }

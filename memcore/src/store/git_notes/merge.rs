@@ -11,16 +11,16 @@
 //! their index changes). A memory the other side added whose own id (`id:`) is taken here by
 //! another live memory gets a free one (`<id>-2`, ...), reported too.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use git2::build::TreeUpdateBuilder;
-use git2::{ErrorCode, FileMode, Oid, Repository, Signature, TreeWalkMode, TreeWalkResult};
+use git2::{ErrorCode, FileMode, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::format::{Entry, Note, ends_in_frontmatter};
 use super::read::read_note;
-use super::write::note_path;
+use super::write::{note_path, notes_signature};
 use super::{GitNotesStore, notes_ref};
 use crate::git::errors::git_error;
 use crate::{Collection, Error, MAX_ID_LEN, MemoryId, Result, Timestamp};
@@ -125,26 +125,25 @@ impl GitNotesStore {
         let mut report =
             NotesMergeReport { remote: remote.to_owned(), namespaces: Vec::new(), indexed: 0 };
         for namespace in &self.namespaces {
-            let merged = self.with_retries(|repo| self.merge_namespace(repo, remote, namespace))?;
-            report.namespaces.extend(merged);
+            let theirs_ref = Self::tracking_ref(remote, namespace);
+            // A namespace the remote has no notes for is left alone.
+            let Some(theirs) = Self::tip(&self.repo.lock(), &theirs_ref)? else { continue };
+            let merged = self
+                .with_retries(|repo| self.merge_namespace(repo, namespace, &theirs_ref, theirs))?;
+            report.namespaces.push(merged);
         }
         Ok(report)
     }
 
-    /// Merges one namespace; `Some(None)` when the remote has no notes for it, `None` when
+    /// Merges the notes at `theirs` (the tip of `theirs_ref`) into one namespace; `None` when
     /// another git process moved this side's ref meanwhile (the caller retries).
     fn merge_namespace(
         &self,
         repo: &Repository,
-        remote: &str,
         namespace: &Collection,
-    ) -> Result<Option<Option<NamespaceMerge>>> {
-        let theirs_ref = Self::tracking_ref(remote, namespace);
-        let theirs = match repo.refname_to_id(&theirs_ref) {
-            Ok(oid) => oid,
-            Err(e) if e.code() == ErrorCode::NotFound => return Ok(Some(None)),
-            Err(e) => return Err(git_error(&format!("reading {theirs_ref}"), e)),
-        };
+        theirs_ref: &str,
+        theirs: Oid,
+    ) -> Result<Option<NamespaceMerge>> {
         let ours = Self::ref_tip(repo, namespace)?;
         let failed = |e| git_error(&format!("merging {theirs_ref}"), e);
         let mut merge = NamespaceMerge::new(namespace);
@@ -152,7 +151,7 @@ impl GitNotesStore {
         let new_tip = match ours {
             Some(ours) if ours == theirs || descends(ours, theirs)? => {
                 merge.outcome = MergeOutcome::UpToDate;
-                return Ok(Some(Some(merge)));
+                return Ok(Some(merge));
             }
             Some(ours) if descends(theirs, ours)? => {
                 merge.outcome = MergeOutcome::FastForward;
@@ -166,7 +165,7 @@ impl GitNotesStore {
             }
             Some(ours) => {
                 merge.outcome = MergeOutcome::Merged;
-                self.merge_commit(repo, namespace, ours, theirs, &theirs_ref, &mut merge)?
+                self.merge_commit(repo, namespace, ours, theirs, theirs_ref, &mut merge)?
             }
         };
         let message = format!("Notes merged by memcore from {theirs_ref}");
@@ -177,7 +176,7 @@ impl GitNotesStore {
             None => repo.reference(&notes_ref(namespace), new_tip, false, &message),
         };
         match moved {
-            Ok(_) => Ok(Some(Some(merge))),
+            Ok(_) => Ok(Some(merge)),
             Err(e)
                 if matches!(
                     e.code(),
@@ -271,10 +270,7 @@ impl GitNotesStore {
             merged.insert(*commit, note);
         }
         self.rename_taken_keys(repo, namespace, &our_notes, &mut merged, &from_theirs, merge)?;
-        let signature = repo
-            .signature()
-            .or_else(|_| Signature::now("memcore", "memcore@localhost"))
-            .map_err(failed)?;
+        let signature = notes_signature(repo)?;
         let our_commit = repo.find_commit(ours).map_err(failed)?;
         let their_commit = repo.find_commit(theirs).map_err(failed)?;
         let base_tree = our_commit.tree().map_err(failed)?;
@@ -308,14 +304,14 @@ impl GitNotesStore {
             return Ok(());
         }
         // Own ids of the live memories that are not the other side's additions.
-        let mut taken: HashMap<MemoryId, ()> = HashMap::new();
+        let mut taken: HashSet<MemoryId> = HashSet::new();
         let mut take_live = |commit: Oid, note: &Note| {
             for (index, entry) in note.entries.iter().enumerate() {
                 if let Ok(entry) = entry
                     && entry.deleted_at.is_none()
                     && !from_theirs.contains(&(commit, index))
                 {
-                    taken.insert(entry.key.clone(), ());
+                    taken.insert(entry.key.clone());
                 }
             }
         };
@@ -333,9 +329,8 @@ impl GitNotesStore {
             if entry.deleted_at.is_some() {
                 continue;
             }
-            if !taken.contains_key(&entry.key) {
-                taken.insert(entry.key.clone(), ());
-                continue;
+            if taken.insert(entry.key.clone()) {
+                continue; // the id was free
             }
             let free = free_key(&entry.key, &taken).ok_or_else(|| {
                 Error::conflict(
@@ -343,7 +338,7 @@ impl GitNotesStore {
                     "give some of the memories with this id others, then merge again",
                 )
             })?;
-            taken.insert(free.clone(), ());
+            taken.insert(free.clone());
             merge.renamed.push(RenamedMemory {
                 id: entry.memory.id.to_string(),
                 from: entry.key.to_string(),
@@ -380,14 +375,21 @@ fn merge_note(
 ) -> Note {
     let sha = commit.to_string();
     let locator = |i: usize| MemoryId::git_locator(namespace, &sha, i).to_string();
-    let base_text: HashMap<&str, &str> = base.identified().collect();
-    let their_blocks: HashMap<&str, (usize, &str)> =
-        theirs.identified().enumerate().map(|(pos, (id, text))| (id, (pos, text))).collect();
+    let (ours_ids, theirs_ids, base_ids) =
+        (ours.identified(), theirs.identified(), base.identified());
+    let base_text: HashMap<&str, &str> =
+        base_ids.iter().map(|(id, text)| (id.as_str(), *text)).collect();
+    let their_blocks: HashMap<&str, (usize, &str)> = theirs_ids
+        .iter()
+        .enumerate()
+        .map(|(pos, (id, text))| (id.as_str(), (pos, *text)))
+        .collect();
     let mut blocks = Vec::new();
     // Identities both sides hold as one memory: the same text, or a memory of the base. (Two
     // memories created on each side with the same own id are two memories.)
     let mut matched = BTreeSet::new();
-    for (pos, (id, our)) in ours.identified().enumerate() {
+    for (pos, (id, our)) in ours_ids.iter().enumerate() {
+        let (id, our) = (id.as_str(), *our);
         let base = base_text.get(id).copied();
         let same =
             their_blocks.get(id).copied().filter(|(_, their)| *their == our || base.is_some());
@@ -415,7 +417,8 @@ fn merge_note(
         blocks.push(chosen.to_owned());
     }
     let mut appended = Vec::new();
-    for (pos, (id, their)) in theirs.identified().enumerate() {
+    for (pos, (id, their)) in theirs_ids.iter().enumerate() {
+        let (id, their) = (id.as_str(), *their);
         if matched.contains(id) || base_text.get(id) == Some(&their) {
             continue; // here already, or removed here and unchanged there
         }
@@ -441,11 +444,11 @@ fn merge_note(
 
 /// `key` with the first suffix `-2`, `-3`, ... (up to `-999`) that makes an own id not in
 /// `taken`, the key cut so that the id stays within [`MAX_ID_LEN`].
-fn free_key(key: &MemoryId, taken: &HashMap<MemoryId, ()>) -> Option<MemoryId> {
+fn free_key(key: &MemoryId, taken: &HashSet<MemoryId>) -> Option<MemoryId> {
     (2..1000).find_map(|n| {
         let suffix = format!("-{n}");
         let stem: String = key.as_str().chars().take(MAX_ID_LEN - suffix.len()).collect();
-        MemoryId::new(format!("{stem}{suffix}")).ok().filter(|free| !taken.contains_key(free))
+        MemoryId::new(format!("{stem}{suffix}")).ok().filter(|free| !taken.contains(free))
     })
 }
 
@@ -504,14 +507,14 @@ mod tests {
     #[test]
     fn free_keys_fit_the_id_limit_and_skip_taken_ones() {
         let long = MemoryId::new("k".repeat(MAX_ID_LEN)).unwrap();
-        let mut taken = HashMap::new();
+        let mut taken = HashSet::new();
         let first = free_key(&long, &taken).unwrap();
         assert!(first.as_str().ends_with("-2") && first.as_str().len() == MAX_ID_LEN);
-        taken.insert(first, ());
+        taken.insert(first);
         assert!(free_key(&long, &taken).unwrap().as_str().ends_with("-3"));
         let short = MemoryId::new("m").unwrap();
-        let all: HashMap<MemoryId, ()> =
-            (2..1000).map(|n| (MemoryId::new(format!("m-{n}")).unwrap(), ())).collect();
+        let all: HashSet<MemoryId> =
+            (2..1000).map(|n| MemoryId::new(format!("m-{n}")).unwrap()).collect();
         assert_eq!(free_key(&short, &all), None, "bounded: no endless search");
     }
 }

@@ -234,8 +234,12 @@ impl GitNotesStore {
 
     /// The tip of the notes ref of `namespace`, if it exists.
     fn ref_tip(repo: &Repository, namespace: &Collection) -> Result<Option<Oid>> {
-        let refname = notes_ref(namespace);
-        match repo.refname_to_id(&refname) {
+        Self::tip(repo, &notes_ref(namespace))
+    }
+
+    /// What `refname` points at, if it exists.
+    fn tip(repo: &Repository, refname: &str) -> Result<Option<Oid>> {
+        match repo.refname_to_id(refname) {
             Ok(oid) => Ok(Some(oid)),
             Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
             Err(e) => Err(git_error(&format!("reading {refname}"), e)),

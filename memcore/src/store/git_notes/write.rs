@@ -193,10 +193,7 @@ impl GitNotesStore {
     /// made on the tip the changes were read from (compare-and-swap), and brings the cache
     /// level. `Ok(false)`: another git process moved a ref before anything was written.
     pub(super) fn write(&self, repo: &Repository, overlay: Overlay) -> Result<bool> {
-        let signature = repo
-            .signature()
-            .or_else(|_| Signature::now("memcore", "memcore@localhost"))
-            .map_err(|e| git_error("making a signature for the notes commit", e))?;
+        let signature = notes_signature(repo)?;
         // Every note is checked to read back as written before any is written: a write
         // never leaves a memory behind an id that names something else.
         let mut prepared = Vec::with_capacity(overlay.changed.len());
@@ -217,8 +214,8 @@ impl GitNotesStore {
                     ),
                     None,
                     format!(
-                        "nothing was written; look at the note (git notes --ref=mem/{namespace} show \
-                         {commit}) and report it"
+                        "nothing was written; look at the note (git notes \
+                         --ref=mem/{namespace} show {commit}) and report it"
                     ),
                 ));
             }
@@ -250,6 +247,13 @@ impl GitNotesStore {
         }
         Ok(true)
     }
+}
+
+/// Who a notes commit is by: the repository's configured user, else memcore.
+pub(super) fn notes_signature(repo: &Repository) -> Result<Signature<'static>> {
+    repo.signature()
+        .or_else(|_| Signature::now("memcore", "memcore@localhost"))
+        .map_err(|e| git_error("making a signature for the notes commit", e))
 }
 
 /// Writes `text` as the note of `commit` in a new notes commit on `tip` and moves `refname`
