@@ -1,5 +1,6 @@
 //! The command line as clap parses it: global flags, subcommands and their options.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -75,6 +76,9 @@ pub(crate) struct GlobalArgs {
     /// Print more: the store in use, score details, the keys an index lacks
     #[arg(short, long, global = true)]
     pub(crate) verbose: bool,
+    /// What the program running the command brings (not a flag).
+    #[arg(skip)]
+    pub(crate) host: crate::Host,
 }
 
 /// The subcommands.
@@ -917,18 +921,18 @@ where
     })
 }
 
-/// Parses the process's arguments; help and errors are coloured only when both stdout and
-/// stderr are terminals (and `NO_COLOR` is unset).
-pub(crate) fn parse() -> Result<Cli, clap::Error> {
+/// Parses a command line (the program name first); help and errors are coloured only when
+/// both stdout and stderr are terminals (and `NO_COLOR` is unset).
+pub(crate) fn parse(args: &[OsString]) -> Result<Cli, clap::Error> {
     let color =
         if output::color_wanted() { clap::ColorChoice::Always } else { clap::ColorChoice::Never };
-    let matches = Cli::command().color(color).try_get_matches()?;
+    let matches = Cli::command().color(color).try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
 }
 
 /// Whether `--json` is among the arguments, for reporting a command line clap rejected.
-pub(crate) fn json_requested() -> bool {
-    std::env::args_os().skip(1).take_while(|arg| arg != "--").any(|arg| arg == "--json")
+pub(crate) fn json_requested(args: &[OsString]) -> bool {
+    args.iter().skip(1).take_while(|arg| *arg != "--").any(|arg| arg == "--json")
 }
 
 #[cfg(test)]

@@ -49,6 +49,9 @@ fn open_in(global: &GlobalArgs, start: PathBuf, sync_on_open: bool) -> Result<Me
     if let Some(backend) = global.backend {
         builder = builder.backend(backend);
     }
+    if let Some(files) = &global.host.installed_model {
+        builder = builder.installed_model(files.clone());
+    }
     Ok(builder.open()?)
 }
 

@@ -4,8 +4,8 @@
 //! Built with maturin (`maturin build -m memcore-py/Cargo.toml`) as an abi3 wheel for
 //! Python 3.9+. The modules each register one part of the API (the redb layout):
 //!
-//! - `errors`: the exception hierarchy, [`errors::to_pyerr`] (the one place a core error
-//!   becomes an exception) and [`errors::run`], which every call into the core goes through:
+//! - `errors`: the exception hierarchy, `errors::to_pyerr` (the one place a core error
+//!   becomes an exception) and `errors::run`, which every call into the core goes through:
 //!   the GIL released (`py.detach`), panics caught and turned into `MemcoreError`.
 //! - `records`: every result class (`Memory`, `SearchResults`, `VerifyReport`, ...), made
 //!   from the JSON Schema of the core's result type, with one property per field.
@@ -13,6 +13,8 @@
 //!   `operations`; every method is one operation of the core's `api`.
 //! - `convert`: keyword arguments to request records (JSON), and JSON back to Python.
 //! - `progress`: the adapter that lets `reindex` call a Python progress callback.
+//! - `installed`: the model installed with the package, and `python -m memcore` (the
+//!   `memcore_cli` command run inside Python).
 //!
 //! To reach a new operation: nothing (`Memcore.call` runs it by name). To give it a method:
 //! say how its positional arguments fill the request record, call it, name its result
@@ -22,6 +24,7 @@
 mod convert;
 mod errors;
 mod handle;
+mod installed;
 mod progress;
 mod records;
 mod summarizer;
@@ -35,5 +38,6 @@ fn _memcore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     records::register(m)?;
     handle::register(m)?;
+    installed::register(m)?;
     Ok(())
 }

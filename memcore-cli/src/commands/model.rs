@@ -18,10 +18,11 @@ use crate::cli::{GlobalArgs, ModelFetchArgs};
 use crate::failure::Failure;
 use crate::output::Output;
 
-/// `scripts/fetch-models`, as built into the binary.
-const FETCH_SCRIPT: &str = include_str!("../../../scripts/fetch-models");
-/// `scripts/quantize_model.py`, which the fetch script runs from beside itself.
-const QUANTIZER: &str = include_str!("../../../scripts/quantize_model.py");
+/// `scripts/fetch-models` (which links to `memcore-cli/fetch/`, inside this crate so that
+/// the Python sdist carries it), as built into the binary.
+const FETCH_SCRIPT: &str = include_str!("../../fetch/fetch-models");
+/// `quantize_model.py`, which the fetch script runs from beside itself.
+const QUANTIZER: &str = include_str!("../../fetch/quantize_model.py");
 
 /// `model`: locates the files (honouring the store's `embedding.model_dir`) and checks the
 /// model's hash. Missing or wrong files are an error whose hint says how to fetch them.
@@ -35,7 +36,9 @@ pub(super) fn run(global: &GlobalArgs, out: &mut Output) -> Result<(), Failure> 
             source.as_deref().unwrap_or("the settings")
         ));
     }
-    show(ModelFiles::locate(embedding.model_dir.as_deref())?, embedding.enabled, out)
+    let installed = global.host.installed_model.as_ref();
+    let files = ModelFiles::locate_or_installed(embedding.model_dir.as_deref(), installed)?;
+    show(files, embedding.enabled, out)
 }
 
 /// `model fetch`: fills the model directory, then shows it as `model` does.
@@ -47,14 +50,18 @@ pub(super) fn fetch(
     let location = crate::store::locate(global)?;
     let embedding = &location.config.embedding;
     let dir = args.dir.as_deref().or(embedding.model_dir.as_deref());
-    let filled = run_fetch_script(dir, args.force)?;
+    let filled = run_fetch_script(global.host.python.as_deref(), dir, args.force)?;
     // The directory the user had filled: its runtime is theirs too.
     show(ModelFiles::in_dir(&filled)?, embedding.enabled, out)
 }
 
-/// Runs the fetch script on `dir` (its default directory when `None`); returns the directory
-/// it filled.
-fn run_fetch_script(dir: Option<&Path>, force: bool) -> Result<PathBuf, Failure> {
+/// Runs the fetch script with `python` (else `$MEMCORE_PYTHON`, else `python3`) on `dir` (its
+/// default directory when `None`); returns the directory it filled.
+fn run_fetch_script(
+    python: Option<&Path>,
+    dir: Option<&Path>,
+    force: bool,
+) -> Result<PathBuf, Failure> {
     let failed =
         |message: String, recovery: &str| Failure::from(Error::embedding(message, None, recovery));
     let scripts = tempfile::tempdir().map_err(|e| {
@@ -74,7 +81,9 @@ fn run_fetch_script(dir: Option<&Path>, force: bool) -> Result<PathBuf, Failure>
             )
         })?;
     }
-    let python = std::env::var_os("MEMCORE_PYTHON").unwrap_or_else(|| OsString::from("python3"));
+    let python = python.map(OsString::from).unwrap_or_else(|| {
+        std::env::var_os("MEMCORE_PYTHON").unwrap_or_else(|| OsString::from("python3"))
+    });
     let mut command = Command::new(&python);
     command.arg(&script);
     if let Some(dir) = dir {

@@ -1482,5 +1482,9 @@ def operations() -> builtins.list[dict[str, Any]]:
     """Every operation `Memcore.call` runs: name, summary, access (`reads` or `writes`),
     request and result JSON Schemas."""
 
+def _cli_main(argv: builtins.list[str]) -> int:
+    """Runs the ``memcore`` command line ``argv`` (program name first); ``memcore.__main__``."""
+    ...
+
 def _panic_for_tests(message: str) -> None:
     """Test hook: panics inside the native call boundary, which raises MemcoreError."""

@@ -125,7 +125,24 @@ impl ModelFiles {
     ///
     /// [`Error::Embedding`] naming every missing file and where it was looked for.
     pub fn locate(explicit_dir: Option<&Path>) -> Result<ModelFiles> {
-        locate_with(explicit_dir, &LookupEnv::from_process())
+        locate_with(explicit_dir, &LookupEnv::from_process(), None)
+    }
+
+    /// [`ModelFiles::locate`], falling back to `installed` (the files a package manager
+    /// installed with the program: the Python wheel's model and tokenizer, and the ONNX
+    /// Runtime of its `embeddings` extra) when neither `explicit_dir` nor `$MEMCORE_MODEL_DIR`
+    /// is set and the default cache directory lacks a file. A directory that is set still
+    /// wins, and is still an error when incomplete; `$ORT_DYLIB_PATH` still names the
+    /// runtime.
+    ///
+    /// # Errors
+    ///
+    /// As [`ModelFiles::locate`], when there is no `installed` fallback to take.
+    pub fn locate_or_installed(
+        explicit_dir: Option<&Path>,
+        installed: Option<&ModelFiles>,
+    ) -> Result<ModelFiles> {
+        locate_with(explicit_dir, &LookupEnv::from_process(), installed)
     }
 
     /// The three files of `dir`, the runtime included: for a directory the user chose
@@ -188,8 +205,29 @@ const UNTRUSTED_RUNTIME: &str = "the ONNX Runtime library is native code, so it 
      from a directory named in a configuration file (a project's or a store's, which may come \
      from a cloned repository)";
 
-/// [`ModelFiles::locate`] with the environment passed in.
-pub(crate) fn locate_with(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelFiles> {
+/// [`ModelFiles::locate_or_installed`] with the environment passed in.
+pub(crate) fn locate_with(
+    explicit_dir: Option<&Path>,
+    env: &LookupEnv,
+    installed: Option<&ModelFiles>,
+) -> Result<ModelFiles> {
+    let located = locate_in_dirs(explicit_dir, env);
+    match installed {
+        Some(installed)
+            if located.is_err() && explicit_dir.is_none() && env.model_dir.is_none() =>
+        {
+            let mut files = installed.clone();
+            if let Some(path) = &env.ort_dylib_path {
+                files.runtime = PathBuf::from(path);
+            }
+            Ok(files)
+        }
+        _ => located,
+    }
+}
+
+/// [`ModelFiles::locate`]: the configured, environment or default cache directory.
+fn locate_in_dirs(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelFiles> {
     // The directories the user's own environment names: the runtime may come from these.
     let trusted = match &env.model_dir {
         Some(dir) => Some((PathBuf::from(dir), "$MEMCORE_MODEL_DIR")),
@@ -374,12 +412,23 @@ mod tests {
         dir
     }
 
+    /// An `$XDG_CACHE_HOME` whose default model directory (the second value) holds every file.
+    fn filled_xdg_cache() -> (tempfile::TempDir, PathBuf) {
+        let cache = tempfile::tempdir().expect("tempdir");
+        let default = cache.path().join("memcore/models").join(MODEL_DIR_NAME);
+        std::fs::create_dir_all(&default).expect("mkdir");
+        for name in [MODEL_FILE, TOKENIZER_FILE, RUNTIME_FILES[0]] {
+            touch(&default.join(name), b"x");
+        }
+        (cache, default)
+    }
+
     #[test]
     fn explicit_dir_gives_the_model_never_the_runtime() {
         let configured = full_dir();
         let trusted = full_dir();
         let env = LookupEnv { model_dir: Some(trusted.path().into()), ..LookupEnv::default() };
-        let files = locate_with(Some(configured.path()), &env).expect("complete dirs");
+        let files = locate_with(Some(configured.path()), &env, None).expect("complete dirs");
         assert_eq!(files.model, configured.path().join(MODEL_FILE));
         assert_eq!(files.tokenizer, configured.path().join(TOKENIZER_FILE));
         assert_eq!(files.runtime, trusted.path().join(RUNTIME_FILES[0]), "not the configured one");
@@ -390,7 +439,8 @@ mod tests {
             LookupEnv { home: Some("/nonexistent/home".into()), ..LookupEnv::default() },
             LookupEnv::default(),
         ] {
-            let err = locate_with(Some(configured.path()), &env).expect_err("no trusted runtime");
+            let err =
+                locate_with(Some(configured.path()), &env, None).expect_err("no trusted runtime");
             assert_eq!(err.category(), Category::Embedding);
             let message = err.to_string();
             assert!(message.contains("never loaded from a directory named in a configuration"));
@@ -406,17 +456,15 @@ mod tests {
             home: Some("/nonexistent/home".into()),
             ..LookupEnv::default()
         };
-        assert_eq!(locate_with(None, &env).expect("env dir").model, dir.path().join(MODEL_FILE));
+        assert_eq!(
+            locate_with(None, &env, None).expect("env dir").model,
+            dir.path().join(MODEL_FILE)
+        );
 
-        let cache = tempfile::tempdir().expect("tempdir");
-        let default = cache.path().join("memcore/models").join(MODEL_DIR_NAME);
-        std::fs::create_dir_all(&default).expect("mkdir");
-        for name in [MODEL_FILE, TOKENIZER_FILE, RUNTIME_FILES[0]] {
-            touch(&default.join(name), b"x");
-        }
+        let (cache, default) = filled_xdg_cache();
         let env = LookupEnv { xdg_cache_home: Some(cache.path().into()), ..LookupEnv::default() };
         assert_eq!(
-            locate_with(None, &env).expect("xdg dir").tokenizer,
+            locate_with(None, &env, None).expect("xdg dir").tokenizer,
             default.join(TOKENIZER_FILE)
         );
 
@@ -437,7 +485,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         touch(&dir.path().join(TOKENIZER_FILE), b"{}");
         let env = LookupEnv { model_dir: Some(dir.path().into()), ..LookupEnv::default() };
-        let err = locate_with(None, &env).expect_err("incomplete");
+        let err = locate_with(None, &env, None).expect_err("incomplete");
         assert_eq!(err.category(), Category::Embedding);
         let message = err.to_string();
         assert!(message.contains(MODEL_FILE), "{message}");
@@ -453,20 +501,53 @@ mod tests {
         let lib = dir.path().join("custom-ort.so");
         touch(&lib, b"x");
         let env = LookupEnv { ort_dylib_path: Some(lib.clone().into()), ..LookupEnv::default() };
-        assert_eq!(locate_with(Some(dir.path()), &env).expect("located").runtime, lib);
+        assert_eq!(locate_with(Some(dir.path()), &env, None).expect("located").runtime, lib);
 
         let env = LookupEnv {
             ort_dylib_path: Some("/nonexistent/libort.so".into()),
             ..LookupEnv::default()
         };
-        let err = locate_with(Some(dir.path()), &env).expect_err("bad ORT_DYLIB_PATH");
+        let err = locate_with(Some(dir.path()), &env, None).expect_err("bad ORT_DYLIB_PATH");
         assert!(err.to_string().contains("/nonexistent/libort.so"), "{err}");
         assert!(err.to_string().contains("ORT_DYLIB_PATH"), "{err}");
     }
 
     #[test]
+    fn installed_files_stand_in_for_an_incomplete_default_cache_only() {
+        let package = full_dir();
+        let installed = ModelFiles::in_dir(package.path()).expect("complete package dir");
+        let empty_home = tempfile::tempdir().expect("tempdir");
+        let env = LookupEnv { home: Some(empty_home.path().into()), ..LookupEnv::default() };
+        assert_eq!(locate_with(None, &env, Some(&installed)).expect("fallback"), installed);
+        // Nor does the fallback need a cache directory at all.
+        assert_eq!(
+            locate_with(None, &LookupEnv::default(), Some(&installed)).expect("fallback"),
+            installed
+        );
+
+        // $ORT_DYLIB_PATH still names the runtime.
+        let lib = empty_home.path().join("libort.so");
+        let env = LookupEnv { ort_dylib_path: Some(lib.clone().into()), ..env };
+        let files = locate_with(None, &env, Some(&installed)).expect("fallback");
+        assert_eq!((files.model, files.runtime), (installed.model.clone(), lib));
+
+        // A complete default cache is preferred: the CLI and Python then share one model.
+        let (cache, default) = filled_xdg_cache();
+        let env = LookupEnv { xdg_cache_home: Some(cache.path().into()), ..LookupEnv::default() };
+        let files = locate_with(None, &env, Some(&installed)).expect("cache");
+        assert_eq!(files.model, default.join(MODEL_FILE));
+
+        // A directory that is set is never silently replaced, even when incomplete.
+        let incomplete = tempfile::tempdir().expect("tempdir");
+        let env = LookupEnv { model_dir: Some(incomplete.path().into()), ..LookupEnv::default() };
+        locate_with(None, &env, Some(&installed)).expect_err("MEMCORE_MODEL_DIR incomplete");
+        locate_with(Some(incomplete.path()), &LookupEnv::default(), Some(&installed))
+            .expect_err("configured directory incomplete");
+    }
+
+    #[test]
     fn nothing_set_is_an_error_not_a_panic() {
-        let err = locate_with(None, &LookupEnv::default()).expect_err("no dirs");
+        let err = locate_with(None, &LookupEnv::default(), None).expect_err("no dirs");
         assert_eq!(err.category(), Category::Embedding);
         assert!(err.to_string().contains("MEMCORE_MODEL_DIR"));
     }

@@ -23,10 +23,13 @@ const EMBED_BATCH: usize = 256;
 /// Where the embedder comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum EmbedderChoice {
-    /// The ONNX model found by [`ModelFiles::locate`] (config dir, env, default cache).
+    /// The ONNX model found by [`ModelFiles::locate_or_installed`] (config dir, env, default
+    /// cache, installed files).
     Auto {
         /// The model directory from the config, if any.
         model_dir: Option<PathBuf>,
+        /// The files installed with the program, if any.
+        installed: Option<ModelFiles>,
     },
     /// A caller-supplied embedder.
     Given(Arc<dyn Embedder>),
@@ -135,8 +138,10 @@ impl SemanticIndex {
             EmbedderChoice::Given(embedder) => {
                 (Arc::clone(embedder), open(embedder.dimension(), embedder.model_id()))
             }
-            EmbedderChoice::Auto { model_dir } => {
-                let files = ModelFiles::locate(model_dir.as_deref()).map_err(unavailable)?;
+            EmbedderChoice::Auto { model_dir, installed } => {
+                let files =
+                    ModelFiles::locate_or_installed(model_dir.as_deref(), installed.as_ref())
+                        .map_err(unavailable)?;
                 let model_id = files.verify().map_err(unavailable)?;
                 // The vectors are read while the model loads (about 100 ms): a fresh process
                 // (a hook, a CLI search) waits for both. Without a thread, one after the other.

@@ -13,7 +13,7 @@ use crate::indexed::{IndexedStore, Maintenance};
 use crate::search::query_cache::QueryCache;
 use crate::session::Summarizer;
 use crate::store::{FileStore, GitNotesStore, MemoryStore};
-use crate::{Embedder, Error, Result, Timestamp};
+use crate::{Embedder, Error, ModelFiles, Result, Timestamp};
 
 /// Builds a [`Memcore`]: from an explicit path, from a [`Scope`] resolved from a directory,
 /// or over a [`MemoryStore`] of your own.
@@ -29,6 +29,7 @@ pub struct MemcoreBuilder {
     skip_sync: bool,
     clock: Option<Clock>,
     embedder: Option<Arc<dyn Embedder>>,
+    installed_model: Option<ModelFiles>,
     summarizer: Option<Arc<dyn Summarizer>>,
 }
 
@@ -129,6 +130,15 @@ impl MemcoreBuilder {
         self
     }
 
+    /// Model files installed with the program, for the default embedder to use when no
+    /// model directory is configured or set in `$MEMCORE_MODEL_DIR` and the default cache
+    /// lacks the files ([`ModelFiles::locate_or_installed`]). The Python package passes the
+    /// model its wheel carries and the ONNX Runtime of its `embeddings` extra.
+    pub fn installed_model(mut self, files: ModelFiles) -> Self {
+        self.installed_model = Some(files);
+        self
+    }
+
     /// The summariser session compressions use (default: the built-in extractive one); it
     /// can be changed later with [`Memcore::set_summarizer`].
     pub fn summarizer(mut self, summarizer: Arc<dyn Summarizer>) -> Self {
@@ -172,9 +182,10 @@ impl MemcoreBuilder {
         let embedding = &location.config.embedding;
         let embedder = match self.embedder {
             Some(embedder) => EmbedderChoice::Given(embedder),
-            None if embedding.enabled => {
-                EmbedderChoice::Auto { model_dir: embedding.model_dir.clone() }
-            }
+            None if embedding.enabled => EmbedderChoice::Auto {
+                model_dir: embedding.model_dir.clone(),
+                installed: self.installed_model,
+            },
             None => EmbedderChoice::Off,
         };
         let lock_timeout = Duration::from_millis(location.config.lock_timeout_ms);

@@ -1,0 +1,54 @@
+"""The embedding model installed with this package, for memcore to use when no model
+directory is configured or set and the default cache (``memcore model fetch``) lacks one.
+
+The wheel carries the model and tokenizer in ``memcore/model/`` (fetched and hash-checked when
+the wheel was built); the ONNX Runtime library comes from the ``onnxruntime`` package that
+``pip install 'memcore[embeddings]'`` installs. It is found without importing ``onnxruntime``
+(which would load its own Python bindings for nothing). memcore still checks the model's hash
+before it loads it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+# The name the pinned onnxruntime wheel uses first; then the generic names.
+RUNTIME_NAMES = (
+    "libonnxruntime.so.1.31.1",
+    "libonnxruntime.so",
+    "libonnxruntime.dylib",
+    "onnxruntime.dll",
+)
+
+
+def onnxruntime_library() -> Path | None:
+    """The ONNX Runtime library of the installed ``onnxruntime`` package, if there is one."""
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        capi = Path(location) / "capi"
+        for name in RUNTIME_NAMES:
+            if (capi / name).is_file():
+                return capi / name
+        # Another release of the package: memcore's loader says whether it can use it.
+        for candidate in sorted(capi.glob("libonnxruntime.so.*")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def model_files() -> tuple[str, str, str] | None:
+    """``(model, tokenizer, runtime)`` installed with this package, or ``None`` when the wheel
+    has no model or the ``embeddings`` extra (``onnxruntime``) is not installed."""
+    model = MODEL_DIR / "model.onnx"
+    tokenizer = MODEL_DIR / "tokenizer.json"
+    runtime = onnxruntime_library()
+    if runtime is None or not model.is_file() or not tokenizer.is_file():
+        return None
+    return (str(model), str(tokenizer), str(runtime))
