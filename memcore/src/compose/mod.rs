@@ -1,7 +1,7 @@
 //! The composition engine: what goes into the block of context an agent puts in its prompt.
 //!
 //! [`crate::Memcore::compose`] gathers working memory (pinned memories, active blockers,
-//! recent decisions) and the semantic context a query finds, and [`assemble`] fits them into
+//! recent decisions) and the semantic context a query finds, and the assembler fits them into
 //! a token budget (seed 002's tiers, or a total) counted by a [`TokenCounter`]: deduplicated,
 //! cut at sentence boundaries when an item does not fit whole, never over budget, each item
 //! labelled `[M1]`, `[M2]`, ... with its `collection/id`, rendered as seed 002's

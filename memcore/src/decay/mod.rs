@@ -1,7 +1,7 @@
 //! The decay engine: how memories age (ARCHITECTURE.md section 7).
 //!
 //! - **Status machine** (seed 002, 6.1): [`crate::Status`] and its transition table; moving
-//!   to `archived` compresses the content ([`archive`]-style, losslessly) and moving back
+//!   to `archived` compresses the content (`archive`-style, losslessly) and moving back
 //!   restores it. [`crate::Memcore::transition`] is the entry point.
 //! - **Temporal decay** (seed 002, 6.2): [`DecayConfig::relevance`], a half-life for every
 //!   memory or a rate and floor per type. Search's recency boost multiplies it in
