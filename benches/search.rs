@@ -67,6 +67,21 @@ fn main() {
         let table: HashMap<String, Vec<f32>> =
             passages.iter().zip(&vecs).map(|(p, v)| (p.text.clone(), v.clone())).collect();
         let embedder = Arc::new(support::Precomputed { model: model.clone(), table });
+        // The ten nearest passages of each question by exact search, for recall@10.
+        let query_vecs =
+            model.embed(&questions.iter().map(String::as_str).collect::<Vec<_>>()).expect("q");
+        let truth: Vec<Vec<&str>> = query_vecs
+            .iter()
+            .map(|qv| {
+                let mut exact: Vec<(f32, usize)> = vecs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v.iter().zip(qv).map(|(a, b)| a * b).sum(), i))
+                    .collect();
+                exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+                exact[..10].iter().map(|(_, i)| passages[*i].text.as_str()).collect()
+            })
+            .collect();
         let store = support::BenchStore::new(n);
         let rss_before = support::rss_kib();
         let memcore =
@@ -83,6 +98,7 @@ fn main() {
             let rate = n as f64 / started.elapsed().as_secs_f64();
             println!("[{n}] ingest without embeddings (vectors precomputed): {rate:.0} memories/s");
             store.mark_complete();
+            before_the_graph(&memcore, &questions, &truth, &format!("[{n}] right after put_many"));
         }
         drop(memcore);
 
@@ -92,6 +108,9 @@ fn main() {
         let opened = started.elapsed();
         memcore.search(&Query::new(&questions[0]).mode(SearchMode::Hybrid)).expect("first query");
         println!("[{n}] open: {opened:?}; open + first hybrid query: {:?}", started.elapsed());
+        if !store.reused {
+            before_the_graph(&memcore, &questions, &truth, &format!("[{n}] fresh process"));
+        }
         // Latencies are measured with the graph serving (it builds in the background above
         // 20k vectors; searches scan exactly meanwhile).
         // The graph starts at the second semantic search (a one-shot process scans exactly).
@@ -104,33 +123,7 @@ fn main() {
             rss as f64 / n as f64
         );
 
-        // Recall@10 of semantic search against exact search over the same vectors.
-        let query_vecs =
-            model.embed(&questions.iter().map(String::as_str).collect::<Vec<_>>()).expect("q");
-        let mut recall = 0.0;
-        for (question, qv) in questions.iter().zip(&query_vecs) {
-            let mut exact: Vec<(f32, usize)> = vecs
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v.iter().zip(qv).map(|(a, b)| a * b).sum(), i))
-                .collect();
-            exact.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let truth: Vec<String> =
-                exact[..10].iter().map(|(_, i)| passages[*i].text.clone()).collect();
-            let hits = memcore
-                .search(&Query::new(question).mode(SearchMode::Semantic).limit(10))
-                .expect("s");
-            let found = hits
-                .hits
-                .iter()
-                .filter(|h| {
-                    let m = memcore.get(&h.memory.reference).expect("get");
-                    truth.contains(&m.content)
-                })
-                .count();
-            recall += found as f64 / 10.0;
-        }
-        println!("[{n}] vector recall@10 vs exact: {:.3}", recall / questions.len() as f64);
+        println!("[{n}] vector recall@10 vs exact: {:.3}", recall(&memcore, &questions, &truth));
 
         let mut group = criterion.benchmark_group(format!("search_{n}"));
         for mode in [SearchMode::Text, SearchMode::Semantic, SearchMode::Hybrid] {
@@ -185,4 +178,69 @@ fn main() {
         group.finish();
     }
     criterion.final_summary();
+}
+
+/// Mean share of each question's ten exact nearest passages (`truth`) that semantic search
+/// returns in its top ten.
+fn recall(memcore: &Memcore, questions: &[String], truth: &[Vec<&str>]) -> f64 {
+    let mut sum = 0.0;
+    for (question, truth) in questions.iter().zip(truth) {
+        let hits =
+            memcore.search(&Query::new(question).mode(SearchMode::Semantic).limit(10)).expect("s");
+        let found = hits
+            .hits
+            .iter()
+            .filter(|h| {
+                truth.contains(&memcore.get(&h.memory.reference).expect("get").content.as_str())
+            })
+            .count();
+        sum += found as f64 / 10.0;
+    }
+    sum / questions.len() as f64
+}
+
+/// Semantic and hybrid latency, every query embedded (unseen texts), and recall@10, timed
+/// while the vector graph is not ready yet: right after a large `put_many`, or in a fresh
+/// process (the graph starts at the second search and builds in the background meanwhile).
+fn before_the_graph(memcore: &Memcore, questions: &[String], truth: &[Vec<&str>], label: &str) {
+    for (round, mode) in [SearchMode::Semantic, SearchMode::Hybrid].into_iter().enumerate() {
+        let mut latencies: Vec<Duration> = questions
+            .iter()
+            .map(|q| {
+                let text = format!("{q} #window{round}");
+                let started = Instant::now();
+                black_box(memcore.search(&Query::new(text).mode(mode)).expect("search"));
+                started.elapsed()
+            })
+            .collect();
+        latencies.sort();
+        println!(
+            "{label}, before the graph ({:?}): {mode} including the query embedding p50 {:?} \
+             p99 {:?}",
+            memcore.vector_graph(),
+            support::percentile(&latencies, 0.5),
+            support::percentile(&latencies, 0.99)
+        );
+    }
+    println!(
+        "{label}, before the graph ({:?}): recall@10 vs exact {:.3}",
+        memcore.vector_graph(),
+        recall(memcore, questions, truth)
+    );
+    // The recall round cached the questions' vectors: this is the search alone.
+    let mut latencies: Vec<Duration> = questions
+        .iter()
+        .map(|q| {
+            let started = Instant::now();
+            black_box(memcore.search(&Query::new(q).mode(SearchMode::Semantic)).expect("search"));
+            started.elapsed()
+        })
+        .collect();
+    latencies.sort();
+    println!(
+        "{label}, before the graph ({:?}): semantic, query vector cached, p50 {:?} p99 {:?}",
+        memcore.vector_graph(),
+        support::percentile(&latencies, 0.5),
+        support::percentile(&latencies, 0.99)
+    );
 }

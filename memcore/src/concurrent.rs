@@ -1,4 +1,5 @@
-//! Two independent pieces of work at once: one on a scoped thread, one on the caller's.
+//! Two independent pieces of work at once: one on a scoped thread, one on the caller's; and
+//! background threads that yield the CPU to everything else.
 
 use crate::{Error, Result};
 
@@ -20,6 +21,16 @@ pub(crate) fn alongside<S: Send, M>(
         };
         (side, main)
     })
+}
+
+/// Gives the calling thread the lowest scheduling priority (nice 19), so that the work it
+/// does in the background (building the vector graph) takes only CPU time nothing else wants:
+/// a query running beside it keeps its speed. Best effort: elsewhere than on Linux, or when
+/// the system refuses, the thread keeps its priority.
+pub(crate) fn lower_priority_of_this_thread() {
+    // On Linux a nice value belongs to a thread: PRIO_PROCESS with a thread id sets its own.
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
 }
 
 #[cfg(test)]

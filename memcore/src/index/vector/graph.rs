@@ -367,14 +367,24 @@ fn run(
     };
     shared.indexed.store(indexed, Ordering::Release);
     shared.phase.store(READY, Ordering::Release);
-    serve(&hnsw, config, rx, shared, indexed, dumped);
+    // Inserts run on threads of their own at the lowest priority: a graph builds for minutes
+    // after a large ingest, and searches (which scan meanwhile) must not wait for it.
+    let inserters = rayon::ThreadPoolBuilder::new()
+        .num_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .thread_name(|i| format!("memcore-hnsw-insert-{i}"))
+        .start_handler(|_| crate::concurrent::lower_priority_of_this_thread())
+        .build()
+        .map_err(|e| format!("cannot start the graph's insert threads: {e}"))?;
+    serve(&hnsw, &inserters, config, rx, shared, indexed, dumped);
     Ok(())
 }
 
 /// The job loop: searches are answered as they come; inserts are done a chunk at a time in
-/// between; when there is nothing else to do and the graph has grown enough, it is dumped.
+/// between (large chunks on the low-priority `inserters`); when there is nothing else to do
+/// and the graph has grown enough, it is dumped.
 fn serve(
     hnsw: &Hnsw<'_, f32, DotClamped>,
+    inserters: &rayon::ThreadPool,
     config: &GraphConfig,
     rx: &Receiver<Job>,
     shared: &Shared,
@@ -423,7 +433,7 @@ fn serve(
                 let batch: Vec<(&[f32], usize)> =
                     (done..end).map(|i| (&vectors[i * dim..(i + 1) * dim], ids[i])).collect();
                 if batch.len() > 8 {
-                    hnsw.parallel_insert_slice(&batch);
+                    inserters.install(|| hnsw.parallel_insert_slice(&batch));
                 } else {
                     for item in batch {
                         hnsw.insert_slice(item);

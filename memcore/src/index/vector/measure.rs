@@ -1,5 +1,5 @@
-//! Measurements on real MiniLM vectors: exact scan against HNSW (latency, recall@10, build,
-//! dump, load, open), with removals and filters. Ignored by default; run in release:
+//! Measurements on real MiniLM vectors: exact scan (float and int8 codes) against HNSW
+//! (latency, recall@10, build, dump, load, open), with removals and filters. Ignored by default; run in release:
 //!
 //! ```text
 //! MEMCORE_BENCH_VECTORS=/tmp/memcore-vectors-100000.f32 MEMCORE_BENCH_SIZES=5000,20000 \
@@ -216,8 +216,12 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     if let Some(pristine) = pristine.as_ref().filter(|_| reused) {
         copy_dir(pristine, dir.path());
     }
-    let exact_options =
-        VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() };
+    let exact_options = VectorOptions {
+        hnsw_threshold: usize::MAX,
+        background: false,
+        quantized_scan_min_rows: usize::MAX,
+        ..VectorOptions::default()
+    };
     let exact =
         VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options.clone()).expect("open");
     let start = Instant::now();
@@ -235,7 +239,8 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let ingest = start.elapsed();
     let start = Instant::now();
     let cpu = process_cpu();
-    let reopened = VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options).expect("open");
+    let reopened =
+        VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options.clone()).expect("open");
     let open = start.elapsed();
     let open_cpu = process_cpu().saturating_sub(cpu);
     assert_eq!(reopened.len(), n);
@@ -280,6 +285,26 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let unfiltered = DocFilter::default();
     let truths: Vec<Results> =
         sets.iter().map(|(_, q)| run(&exact, q, &unfiltered, 10).0).collect();
+
+    // The scan through int8 codes (what searches use before a graph is ready) against the
+    // float scan: latency, and recall@10 against it.
+    let quantized_options = VectorOptions { quantized_scan_min_rows: 0, ..exact_options.clone() };
+    let quantized =
+        VectorIndex::open_with(dir.path(), DIM, "minilm", quantized_options).expect("open");
+    for ((name, queries), truth) in sets.iter().zip(&truths) {
+        let (got, (p50, p99)) = run(&quantized, queries, &unfiltered, 10);
+        let cpu = cpu_per_query(queries, &|q| {
+            let _ = quantized.search(q, 10, &unfiltered, None);
+        });
+        println!(
+            "int8 scan ({name}): cpu {:.2} ms, wall p50 {:.2} ms, p99 {:.2} ms, recall@10 {:.4} \
+             against the float scan",
+            ms(cpu),
+            ms(p50),
+            ms(p99),
+            recall(&got, truth)
+        );
+    }
     let truths40: Vec<Results> =
         sets.iter().map(|(_, q)| run(&exact, q, &unfiltered, 40).0).collect();
 
@@ -416,8 +441,12 @@ fn guard_against_question_recall() {
     let unfiltered = DocFilter::default();
     let dir = tempfile::tempdir().expect("tempdir");
     copy_dir(&kept, dir.path());
-    let exact_options =
-        VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() };
+    let exact_options = VectorOptions {
+        hnsw_threshold: usize::MAX,
+        background: false,
+        quantized_scan_min_rows: usize::MAX,
+        ..VectorOptions::default()
+    };
     let exact = VectorIndex::open_with(dir.path(), DIM, "minilm", exact_options).expect("open");
     let graph_options = VectorOptions {
         hnsw_threshold: 1,

@@ -3,13 +3,14 @@
 //! search against exact scores of a sample.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 
 use super::graph::{self, GraphConfig, GraphHandle, Source};
 use super::state::State;
 use super::{
     DocFilter, FILTER_COST, GRAPH_MAX_LAG, GUARD_RETRY_EF, GUARD_STRIDE, MAX_GRAPH_FAILURES,
-    SELECTIVITY_SAMPLES, VectorIndex, scan,
+    QUANTIZED_ROW_COST, SELECTIVITY_SAMPLES, VectorIndex, scan,
 };
 use crate::{MemoryRef, Result};
 
@@ -181,9 +182,7 @@ impl VectorIndex {
             }
             _ => self
                 .graph_search(state, query, k, &keep, unfiltered && allow.is_none())
-                .unwrap_or_else(|| {
-                    scan::scan(&state.rows, dim, query, 0..state.row_count(), k, &keep)
-                }),
+                .unwrap_or_else(|| self.scan(state, query, 0..state.row_count(), k, &keep)),
         };
         let mut found: Vec<(MemoryRef, f32)> = hits
             .into_iter()
@@ -240,7 +239,9 @@ impl VectorIndex {
         let graph_cost = self.options.graph_visit_cost * (ef * self.options.max_connections) as f64
             + if self.options.guard { (indexed / GUARD_STRIDE) as f64 } else { 0.0 };
         let filter_cost = if unfiltered { 0.0 } else { FILTER_COST };
-        let exact_cost = rows as f64 * (pass + filter_cost);
+        let quantized = rows >= self.options.quantized_scan_min_rows;
+        let row_cost = if quantized { QUANTIZED_ROW_COST } else { 1.0 };
+        let exact_cost = rows as f64 * (pass * row_cost + filter_cost);
         if exact_cost < graph_cost {
             return None;
         }
@@ -306,15 +307,30 @@ impl VectorIndex {
                 top.push(row, score);
             }
             if found.indexed < rows {
-                for (row, score) in
-                    scan::scan(&state.rows, dim, query, found.indexed..rows, k, keep)
-                {
+                for (row, score) in self.scan(state, query, found.indexed..rows, k, keep) {
                     top.push(row, score);
                 }
             }
             return Some(top.into_sorted());
         }
         None
+    }
+
+    /// The scan of `range`: through the int8 codes when the range is large.
+    fn scan(
+        &self,
+        state: &State,
+        query: &[f32],
+        range: Range<usize>,
+        k: usize,
+        keep: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Vec<(u32, f32)> {
+        let dim = self.dimension;
+        if range.len() >= self.options.quantized_scan_min_rows {
+            scan::scan_quantized(&state.rows, &state.quantized, dim, query, range, k, keep)
+        } else {
+            scan::scan(&state.rows, dim, query, range, k, keep)
+        }
     }
 
     /// Waits until the graph (if one runs) covers every row read so far; for tests and

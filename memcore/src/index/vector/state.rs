@@ -1,10 +1,11 @@
-//! The in-memory image of the vector log: rows, their metadata, the guard sample, the key map
-//! and the graph, as a process has read them.
+//! The in-memory image of the vector log: rows (as floats and as int8 codes), their metadata,
+//! the guard sample, the key map and the graph, as a process has read them.
 
 use std::collections::HashMap;
 
 use super::graph::GraphHandle;
 use super::log::{self, Entry, FileId};
+use super::quantized::QuantizedRows;
 use super::{DocMeta, GUARD_STRIDE};
 use crate::MemoryRef;
 
@@ -28,6 +29,8 @@ pub(super) struct State {
     pub(super) log: Option<LogPos>,
     /// Every row's vector, row-major, including removed rows (until compaction).
     pub(super) rows: Vec<f32>,
+    /// The same rows as int8 codes, for large scans.
+    pub(super) quantized: QuantizedRows,
     /// Every row's metadata; `None` once removed or replaced.
     pub(super) metas: Vec<Option<DocMeta>>,
     /// The vectors of rows 0, [`GUARD_STRIDE`], 2 x [`GUARD_STRIDE`]..., contiguous: the
@@ -69,7 +72,9 @@ impl State {
         match entry {
             Entry::Add { meta, vector } => {
                 let row = self.metas.len() as u32;
+                let start = self.rows.len();
                 log::decode_vector(vector, &mut self.rows);
+                self.quantized.push(&self.rows[start..]);
                 if (row as usize).is_multiple_of(GUARD_STRIDE) {
                     log::decode_vector(vector, &mut self.guard);
                 }

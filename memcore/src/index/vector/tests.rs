@@ -600,3 +600,62 @@ fn hash_detects_changes() {
     assert_ne!(log::hash64(a, 0), log::hash64(a, 1));
     assert_eq!(log::hash64(a, 7), log::hash64(a, 7));
 }
+
+/// Unit vectors mixed from the MiniLM reference vectors (clustered like real embeddings).
+fn mixed_minilm_rows(n: usize) -> Vec<Vec<f32>> {
+    let reference = reference();
+    let m = reference.len();
+    (0..n)
+        .map(|i| {
+            let (a, b, c) = (i % m, (i * 7 + 3) % m, (i * 13 + 5) % m);
+            let mut v: Vec<f32> = (0..reference[a].1.len())
+                .map(|d| {
+                    reference[a].1[d] + 0.5 * reference[b].1[d] + 0.25 * reference[c].1[d]
+                        - 0.1 * ((i * 31 + d * 17) % 11) as f32 / 11.0
+                })
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn the_int8_scan_returns_the_float_scans_neighbours_with_exact_scores() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rows = mixed_minilm_rows(6_000);
+    let writer = VectorIndex::open_with(dir.path(), 384, "minilm", exact_options()).expect("open");
+    let items: Vec<_> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (meta(&format!("c{}/r{i}", i % 5), &[]), v.clone()))
+        .collect();
+    writer.upsert(&items).expect("upsert");
+    writer.remove(&[k("c0/r0"), k("c1/r1")]).expect("remove");
+    let float = VectorOptions { quantized_scan_min_rows: usize::MAX, ..exact_options() };
+    let float = VectorIndex::open_with(dir.path(), 384, "minilm", float).expect("open");
+    assert!(exact_options().quantized_scan_min_rows <= rows.len(), "the int8 path is tested");
+    let (mut found, mut wanted) = (0, 0);
+    let only_c2 = DocFilter { collections: vec!["c2".into()], ..DocFilter::default() };
+    for (_, query) in reference() {
+        for filter in [DocFilter::default(), only_c2.clone()] {
+            let truth = float.search(&query, 10, &filter, None).expect("float scan");
+            let got = writer.search(&query, 10, &filter, None).expect("int8 scan");
+            assert_eq!(got.len(), 10);
+            for (key, score) in &got {
+                let exact = truth.iter().find(|(k, _)| k == key).map(|(_, s)| *s);
+                let state = writer.state.read();
+                let row = state.by_key[key] as usize;
+                assert_eq!(*score, scan::dot(&query, state.vector(row, 384)), "exact score");
+                let name = key.to_string();
+                assert!(filter.collections.is_empty() || name.starts_with("c2/"), "{name}");
+                assert!(name != "c0/r0" && name != "c1/r1", "{name} was removed");
+                found += usize::from(exact.is_some());
+            }
+            wanted += truth.len();
+        }
+    }
+    let recall = found as f64 / wanted as f64;
+    assert!(recall >= 0.99, "recall@10 of the int8 scan against the float scan: {recall}");
+}
