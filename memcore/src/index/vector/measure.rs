@@ -1,4 +1,4 @@
-//! Measurements on real MiniLM vectors: exact scan (float and int8 codes) against HNSW
+//! Measurements on real MiniLM vectors: exact scan (float rows and sign bits) against HNSW
 //! (latency, recall@10, build, dump, load, open), with removals and filters. Ignored by default; run in release:
 //!
 //! ```text
@@ -286,7 +286,7 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
     let truths: Vec<Results> =
         sets.iter().map(|(_, q)| run(&exact, q, &unfiltered, 10).0).collect();
 
-    // The scan through int8 codes (what searches use before a graph is ready) against the
+    // The scan through sign bits (what searches use before a graph is ready) against the
     // float scan: latency, and recall@10 against it.
     let quantized_options = VectorOptions { quantized_scan_min_rows: 0, ..exact_options.clone() };
     let quantized =
@@ -297,7 +297,7 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
             let _ = quantized.search(q, 10, &unfiltered, None);
         });
         println!(
-            "int8 scan ({name}): cpu {:.2} ms, wall p50 {:.2} ms, p99 {:.2} ms, recall@10 {:.4} \
+            "sign-bit scan ({name}): cpu {:.2} ms, wall p50 {:.2} ms, p99 {:.2} ms, recall@10 {:.4} \
              against the float scan",
             ms(cpu),
             ms(p50),

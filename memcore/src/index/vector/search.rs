@@ -316,7 +316,7 @@ impl VectorIndex {
         None
     }
 
-    /// The scan of `range`: through the int8 codes when the range is large.
+    /// The scan of `range`: through the sign bits when the range is large.
     fn scan(
         &self,
         state: &State,

@@ -1,4 +1,4 @@
-//! The in-memory image of the vector log: rows (as floats and as int8 codes), their metadata,
+//! The in-memory image of the vector log: rows (as floats and as sign bits), their metadata,
 //! the guard sample, the key map and the graph, as a process has read them.
 
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ pub(super) struct State {
     pub(super) log: Option<LogPos>,
     /// Every row's vector, row-major, including removed rows (until compaction).
     pub(super) rows: Vec<f32>,
-    /// The same rows as int8 codes, for large scans.
+    /// The same rows as sign bits, for large scans.
     pub(super) quantized: QuantizedRows,
     /// Every row's metadata; `None` once removed or replaced.
     pub(super) metas: Vec<Option<DocMeta>>,

@@ -601,7 +601,7 @@ fn hash_detects_changes() {
     assert_eq!(log::hash64(a, 7), log::hash64(a, 7));
 }
 
-/// Unit vectors mixed from the MiniLM reference vectors (clustered like real embeddings).
+/// Unit vectors mixed from the MiniLM reference vectors (more clustered than real embeddings).
 fn mixed_minilm_rows(n: usize) -> Vec<Vec<f32>> {
     let reference = reference();
     let m = reference.len();
@@ -622,7 +622,7 @@ fn mixed_minilm_rows(n: usize) -> Vec<Vec<f32>> {
 }
 
 #[test]
-fn the_int8_scan_returns_the_float_scans_neighbours_with_exact_scores() {
+fn the_sign_bit_scan_returns_the_float_scans_neighbours_with_exact_scores() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rows = mixed_minilm_rows(6_000);
     let writer = VectorIndex::open_with(dir.path(), 384, "minilm", exact_options()).expect("open");
@@ -635,13 +635,13 @@ fn the_int8_scan_returns_the_float_scans_neighbours_with_exact_scores() {
     writer.remove(&[k("c0/r0"), k("c1/r1")]).expect("remove");
     let float = VectorOptions { quantized_scan_min_rows: usize::MAX, ..exact_options() };
     let float = VectorIndex::open_with(dir.path(), 384, "minilm", float).expect("open");
-    assert!(exact_options().quantized_scan_min_rows <= rows.len(), "the int8 path is tested");
+    assert!(exact_options().quantized_scan_min_rows <= rows.len(), "the sign-bit path is tested");
     let (mut found, mut wanted) = (0, 0);
     let only_c2 = DocFilter { collections: vec!["c2".into()], ..DocFilter::default() };
     for (_, query) in reference() {
         for filter in [DocFilter::default(), only_c2.clone()] {
             let truth = float.search(&query, 10, &filter, None).expect("float scan");
-            let got = writer.search(&query, 10, &filter, None).expect("int8 scan");
+            let got = writer.search(&query, 10, &filter, None).expect("sign-bit scan");
             assert_eq!(got.len(), 10);
             for (key, score) in &got {
                 let exact = truth.iter().find(|(k, _)| k == key).map(|(_, s)| *s);
@@ -657,5 +657,7 @@ fn the_int8_scan_returns_the_float_scans_neighbours_with_exact_scores() {
         }
     }
     let recall = found as f64 / wanted as f64;
-    assert!(recall >= 0.99, "recall@10 of the int8 scan against the float scan: {recall}");
+    // Mixtures of 30 sentences: far more clustered than real memories, so a hard case for
+    // sign bits (the 97k bench passages need a shorter list for recall 1.0).
+    assert!(recall >= 0.99, "recall@10 of the sign-bit scan against the float scan: {recall}");
 }
