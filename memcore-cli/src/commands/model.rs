@@ -18,8 +18,8 @@ use crate::cli::{GlobalArgs, ModelFetchArgs};
 use crate::failure::Failure;
 use crate::output::Output;
 
-/// `scripts/fetch-models` (which links to `memcore-cli/fetch/`, inside this crate so that
-/// the Python sdist carries it), as built into the binary.
+/// `memcore-cli/fetch/fetch-models` (which `scripts/fetch-models` runs; inside this crate so
+/// that the Python sdist carries it), as built into the binary.
 const FETCH_SCRIPT: &str = include_str!("../../fetch/fetch-models");
 /// `quantize_model.py`, which the fetch script runs from beside itself.
 const QUANTIZER: &str = include_str!("../../fetch/quantize_model.py");
@@ -55,8 +55,9 @@ pub(super) fn fetch(
     show(ModelFiles::in_dir(&filled)?, embedding.enabled, out)
 }
 
-/// Runs the fetch script with `python` (else `$MEMCORE_PYTHON`, else `python3`) on `dir` (its
-/// default directory when `None`); returns the directory it filled.
+/// Runs the fetch script with `$MEMCORE_PYTHON`, else `python` (the interpreter of a host
+/// program), else `python3`, on `dir` (its default directory when `None`); returns the
+/// directory it filled.
 fn run_fetch_script(
     python: Option<&Path>,
     dir: Option<&Path>,
@@ -81,9 +82,10 @@ fn run_fetch_script(
             )
         })?;
     }
-    let python = python.map(OsString::from).unwrap_or_else(|| {
-        std::env::var_os("MEMCORE_PYTHON").unwrap_or_else(|| OsString::from("python3"))
-    });
+    let python = std::env::var_os("MEMCORE_PYTHON")
+        .filter(|p| !p.is_empty())
+        .or_else(|| python.map(OsString::from))
+        .unwrap_or_else(|| OsString::from("python3"));
     let mut command = Command::new(&python);
     command.arg(&script);
     if let Some(dir) = dir {

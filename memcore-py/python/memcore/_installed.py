@@ -3,14 +3,18 @@ directory is configured or set and the default cache (``memcore model fetch``) l
 
 The wheel carries the model and tokenizer in ``memcore/model/`` (fetched and hash-checked when
 the wheel was built); the ONNX Runtime library comes from the ``onnxruntime`` package that
-``pip install 'memcore[embeddings]'`` installs. It is found without importing ``onnxruntime``
-(which would load its own Python bindings for nothing). memcore still checks the model's hash
-before it loads it.
+the wheel's ``[embeddings]`` extra installs. It is found without importing ``onnxruntime``
+(which would load its own Python bindings for nothing), and only in the environment's
+installed packages: a directory named ``onnxruntime`` in the working directory (which is on
+``sys.path`` for ``python -m`` and ``python -c``) is native code nobody installed, and is
+never loaded. memcore still checks the model's hash before it loads it.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import site
+import sysconfig
 from pathlib import Path
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
@@ -23,6 +27,14 @@ RUNTIME_NAMES = (
 )
 
 
+def installed_package_dirs() -> list[Path]:
+    """The environment's site-packages directories (the venv's, the system's, the user's)."""
+    dirs = [sysconfig.get_paths()[key] for key in ("purelib", "platlib")]
+    dirs += site.getsitepackages() if hasattr(site, "getsitepackages") else []
+    dirs.append(site.getusersitepackages())
+    return [Path(d).resolve() for d in dirs if d]
+
+
 def onnxruntime_library() -> Path | None:
     """The ONNX Runtime library of the installed ``onnxruntime`` package, if there is one."""
     try:
@@ -31,8 +43,12 @@ def onnxruntime_library() -> Path | None:
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
+    installed = installed_package_dirs()
     for location in spec.submodule_search_locations:
-        capi = Path(location) / "capi"
+        package = Path(location).resolve()
+        if package.parent not in installed:
+            continue
+        capi = package / "capi"
         for name in RUNTIME_NAMES:
             if (capi / name).is_file():
                 return capi / name

@@ -133,7 +133,8 @@ impl ModelFiles {
     /// Runtime of its `embeddings` extra) when neither `explicit_dir` nor `$MEMCORE_MODEL_DIR`
     /// is set and the default cache directory lacks a file. A directory that is set still
     /// wins, and is still an error when incomplete; `$ORT_DYLIB_PATH` still names the
-    /// runtime.
+    /// runtime. The installed runtime also serves a configured directory's model when the
+    /// user's environment has no runtime: it is as trusted as the program.
     ///
     /// # Errors
     ///
@@ -211,23 +212,30 @@ pub(crate) fn locate_with(
     env: &LookupEnv,
     installed: Option<&ModelFiles>,
 ) -> Result<ModelFiles> {
-    let located = locate_in_dirs(explicit_dir, env);
-    match installed {
-        Some(installed)
-            if located.is_err() && explicit_dir.is_none() && env.model_dir.is_none() =>
-        {
-            let mut files = installed.clone();
-            if let Some(path) = &env.ort_dylib_path {
-                files.runtime = PathBuf::from(path);
-            }
-            Ok(files)
-        }
-        _ => located,
+    let located = locate_in_dirs(explicit_dir, env, installed.map(|files| files.runtime.as_path()));
+    let Some(installed) = installed else { return located };
+    if located.is_ok() || explicit_dir.is_some() || env.model_dir.is_some() {
+        return located;
+    }
+    let mut files = installed.clone();
+    if let Some(path) = &env.ort_dylib_path {
+        files.runtime = PathBuf::from(path);
+    }
+    // The installed files must be there, and a runtime named by $ORT_DYLIB_PATH too: else
+    // the error of the lookup, which says what is missing.
+    match [&files.model, &files.tokenizer, &files.runtime].iter().all(|path| path.is_file()) {
+        true => Ok(files),
+        false => located,
     }
 }
 
-/// [`ModelFiles::locate`]: the configured, environment or default cache directory.
-fn locate_in_dirs(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelFiles> {
+/// [`ModelFiles::locate`]: the configured, environment or default cache directory, with the
+/// runtime from the user's environment, else the one `installed_runtime` names.
+fn locate_in_dirs(
+    explicit_dir: Option<&Path>,
+    env: &LookupEnv,
+    installed_runtime: Option<&Path>,
+) -> Result<ModelFiles> {
     // The directories the user's own environment names: the runtime may come from these.
     let trusted = match &env.model_dir {
         Some(dir) => Some((PathBuf::from(dir), "$MEMCORE_MODEL_DIR")),
@@ -256,6 +264,8 @@ fn locate_in_dirs(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelF
         }
     }
 
+    // A runtime installed with the program is as trusted as the program itself.
+    let installed_runtime = installed_runtime.filter(|path| path.is_file());
     let runtime = match (&env.ort_dylib_path, &trusted) {
         (Some(path), _) => {
             let path = PathBuf::from(path);
@@ -268,7 +278,9 @@ fn locate_in_dirs(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelF
             path
         }
         (None, Some((trusted_dir, trusted_source))) => {
-            match RUNTIME_FILES.iter().map(|name| trusted_dir.join(name)).find(|p| p.is_file()) {
+            let found =
+                RUNTIME_FILES.iter().map(|name| trusted_dir.join(name)).find(|p| p.is_file());
+            match found.or_else(|| installed_runtime.map(Path::to_path_buf)) {
                 Some(path) => path,
                 None => {
                     let mut what = RUNTIME_FILES[0].to_owned();
@@ -284,13 +296,16 @@ fn locate_in_dirs(explicit_dir: Option<&Path>, env: &LookupEnv) -> Result<ModelF
                 }
             }
         }
-        (None, None) => {
-            missing.push(format!(
-                "{} (set ORT_DYLIB_PATH or MEMCORE_MODEL_DIR: {UNTRUSTED_RUNTIME})",
-                RUNTIME_FILES[0]
-            ));
-            PathBuf::from(RUNTIME_FILES[0])
-        }
+        (None, None) => match installed_runtime {
+            Some(path) => path.to_path_buf(),
+            None => {
+                missing.push(format!(
+                    "{} (set ORT_DYLIB_PATH or MEMCORE_MODEL_DIR: {UNTRUSTED_RUNTIME})",
+                    RUNTIME_FILES[0]
+                ));
+                PathBuf::from(RUNTIME_FILES[0])
+            }
+        },
     };
 
     if missing.is_empty() {
@@ -525,17 +540,33 @@ mod tests {
             installed
         );
 
-        // $ORT_DYLIB_PATH still names the runtime.
+        // $ORT_DYLIB_PATH still names the runtime, and must exist.
         let lib = empty_home.path().join("libort.so");
         let env = LookupEnv { ort_dylib_path: Some(lib.clone().into()), ..env };
+        let err = locate_with(None, &env, Some(&installed)).expect_err("no such runtime");
+        assert!(err.to_string().contains("ORT_DYLIB_PATH"), "{err}");
+        touch(&lib, b"x");
         let files = locate_with(None, &env, Some(&installed)).expect("fallback");
         assert_eq!((files.model, files.runtime), (installed.model.clone(), lib));
+
+        // Installed files that went missing are not handed out.
+        let gone = ModelFiles { tokenizer: package.path().join("gone.json"), ..installed.clone() };
+        let env = LookupEnv { home: Some(empty_home.path().into()), ..LookupEnv::default() };
+        locate_with(None, &env, Some(&gone)).expect_err("the installed tokenizer is gone");
 
         // A complete default cache is preferred: the CLI and Python then share one model.
         let (cache, default) = filled_xdg_cache();
         let env = LookupEnv { xdg_cache_home: Some(cache.path().into()), ..LookupEnv::default() };
         let files = locate_with(None, &env, Some(&installed)).expect("cache");
         assert_eq!(files.model, default.join(MODEL_FILE));
+
+        // A configured directory's model with the installed runtime, when the user's own
+        // environment has none (the configured directory's runtime is still never taken).
+        let configured = full_dir();
+        let env = LookupEnv { home: Some(empty_home.path().into()), ..LookupEnv::default() };
+        let files = locate_with(Some(configured.path()), &env, Some(&installed)).expect("mixed");
+        assert_eq!(files.model, configured.path().join(MODEL_FILE));
+        assert_eq!(files.runtime, installed.runtime);
 
         // A directory that is set is never silently replaced, even when incomplete.
         let incomplete = tempfile::tempdir().expect("tempdir");

