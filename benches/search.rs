@@ -137,20 +137,9 @@ fn main() {
                     )
                 })
             });
-            let mut latencies: Vec<Duration> = (0..3)
-                .flat_map(|_| questions.iter())
-                .map(|q| {
-                    let started = Instant::now();
-                    black_box(memcore.search(&Query::new(q).mode(mode)).expect("search"));
-                    started.elapsed()
-                })
-                .collect();
-            latencies.sort();
-            println!(
-                "[{n}] {mode} (query vector cached): p50 {:?} p99 {:?}",
-                support::percentile(&latencies, 0.5),
-                support::percentile(&latencies, 0.99)
-            );
+            let (p50, p99) =
+                p50_p99(&memcore, (0..3).flat_map(|_| questions.iter().cloned()), mode);
+            println!("[{n}] {mode} (query vector cached): p50 {p50:?} p99 {p99:?}");
         }
         // Unseen query texts, so each search embeds its query.
         let mut fresh = 0u64;
@@ -158,20 +147,9 @@ fn main() {
             fresh += 1;
             format!("{} #{fresh}", questions[fresh as usize % questions.len()])
         };
-        let mut latencies: Vec<Duration> = (0..questions.len() * 2)
-            .map(|_| {
-                let text = fresh_query();
-                let started = Instant::now();
-                black_box(memcore.search(&Query::new(text)).expect("search"));
-                started.elapsed()
-            })
-            .collect();
-        latencies.sort();
-        println!(
-            "[{n}] hybrid including the query embedding: p50 {:?} p99 {:?}",
-            support::percentile(&latencies, 0.5),
-            support::percentile(&latencies, 0.99)
-        );
+        let texts: Vec<String> = (0..questions.len() * 2).map(|_| fresh_query()).collect();
+        let (p50, p99) = p50_p99(&memcore, texts, SearchMode::Hybrid);
+        println!("[{n}] hybrid including the query embedding: p50 {p50:?} p99 {p99:?}");
         group.bench_function(BenchmarkId::new("embedding_query", "hybrid"), |b| {
             b.iter(|| black_box(memcore.search(&Query::new(fresh_query())).expect("search")))
         });
@@ -204,22 +182,12 @@ fn recall(memcore: &Memcore, questions: &[String], truth: &[Vec<&str>]) -> f64 {
 /// process (the graph starts at the second search and builds in the background meanwhile).
 fn before_the_graph(memcore: &Memcore, questions: &[String], truth: &[Vec<&str>], label: &str) {
     for (round, mode) in [SearchMode::Semantic, SearchMode::Hybrid].into_iter().enumerate() {
-        let mut latencies: Vec<Duration> = questions
-            .iter()
-            .map(|q| {
-                let text = format!("{q} #window{round}");
-                let started = Instant::now();
-                black_box(memcore.search(&Query::new(text).mode(mode)).expect("search"));
-                started.elapsed()
-            })
-            .collect();
-        latencies.sort();
+        let texts = questions.iter().map(|q| format!("{q} #window{round}"));
+        let (p50, p99) = p50_p99(memcore, texts, mode);
         println!(
-            "{label}, before the graph ({:?}): {mode} including the query embedding p50 {:?} \
-             p99 {:?}",
+            "{label}, before the graph ({:?}): {mode} including the query embedding p50 {p50:?} \
+             p99 {p99:?}",
             memcore.vector_graph(),
-            support::percentile(&latencies, 0.5),
-            support::percentile(&latencies, 0.99)
         );
     }
     println!(
@@ -228,19 +196,27 @@ fn before_the_graph(memcore: &Memcore, questions: &[String], truth: &[Vec<&str>]
         recall(memcore, questions, truth)
     );
     // The recall round cached the questions' vectors: this is the search alone.
-    let mut latencies: Vec<Duration> = questions
-        .iter()
-        .map(|q| {
+    let (p50, p99) = p50_p99(memcore, questions.iter().cloned(), SearchMode::Semantic);
+    println!(
+        "{label}, before the graph ({:?}): semantic, query vector cached, p50 {p50:?} p99 {p99:?}",
+        memcore.vector_graph(),
+    );
+}
+
+/// Median and 99th percentile latency of searching each of `texts` in `mode`.
+fn p50_p99(
+    memcore: &Memcore,
+    texts: impl IntoIterator<Item = String>,
+    mode: SearchMode,
+) -> (Duration, Duration) {
+    let mut latencies: Vec<Duration> = texts
+        .into_iter()
+        .map(|text| {
             let started = Instant::now();
-            black_box(memcore.search(&Query::new(q).mode(SearchMode::Semantic)).expect("search"));
+            black_box(memcore.search(&Query::new(text).mode(mode)).expect("search"));
             started.elapsed()
         })
         .collect();
     latencies.sort();
-    println!(
-        "{label}, before the graph ({:?}): semantic, query vector cached, p50 {:?} p99 {:?}",
-        memcore.vector_graph(),
-        support::percentile(&latencies, 0.5),
-        support::percentile(&latencies, 0.99)
-    );
+    (support::percentile(&latencies, 0.5), support::percentile(&latencies, 0.99))
 }

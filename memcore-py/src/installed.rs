@@ -6,16 +6,26 @@ use std::path::PathBuf;
 
 use memcore::ModelFiles;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 
 use crate::errors::run;
 
-/// The model, tokenizer and runtime installed with the package, if all are there. Best
-/// effort: a lookup that fails (an unreadable directory) finds nothing rather than failing
-/// the call that needed it.
+/// The installed files once found: every later `open` in the process reuses them.
+static FOUND: PyOnceLock<ModelFiles> = PyOnceLock::new();
+
+/// The model, tokenizer and runtime installed with the package, if all are there. Looked up
+/// until found (so that installing the extra while a program runs is noticed), then
+/// remembered. Best effort: a lookup that fails (an unreadable directory) finds nothing
+/// rather than failing the call that needed it.
 pub(crate) fn installed_model(py: Python<'_>) -> Option<ModelFiles> {
+    if let Some(files) = FOUND.get(py) {
+        return Some(files.clone());
+    }
     let found = py.import("memcore._installed").and_then(|m| m.call_method0("model_files")).ok()?;
-    let files: Option<(PathBuf, PathBuf, PathBuf)> = found.extract().ok()?;
-    files.map(|(model, tokenizer, runtime)| ModelFiles { model, tokenizer, runtime })
+    let paths: Option<(PathBuf, PathBuf, PathBuf)> = found.extract().ok()?;
+    let (model, tokenizer, runtime) = paths?;
+    let files = ModelFiles { model, tokenizer, runtime };
+    Some(FOUND.get_or_init(py, || files).clone())
 }
 
 /// Runs the `memcore` command line `argv` (the program name first) with the installed model
