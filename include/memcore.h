@@ -83,7 +83,8 @@
  * `malloc()` to memcore's free functions. Strings returned as `const char *`
  * (`memcore_version()`, `memcore_status_name()`, `memcore_last_error_message()`) belong to
  * memcore and are never freed. memcore keeps no pointer the caller passed in, but for the
- * summariser callback and its `user_data` (`memcore_set_summarizer`), kept until `memcore_close()`.
+ * callbacks and their `user_data` (the summariser of `memcore_set_summarizer`, the embedder of
+ * `memcore_open_with_embedder`), kept until `memcore_close()`.
  *
  * **Results.** Every function that can fail returns a `memcore_status`; `MEMCORE_STATUS_OK`
  * is 0. Out-parameters are written only when the call returns `MEMCORE_STATUS_OK`; on failure
@@ -112,8 +113,9 @@
  * **Threads.** A `memcore_t` is thread-safe: any number of threads may call any function on
  * one handle at the same time (writes are serialised inside, and across processes by a lock
  * file). Only `memcore_close()` needs exclusive use. Owned strings may be freed on any
- * thread. The one callback is the summariser of session compressions
- * (`memcore_set_summarizer`); it may run on any thread that calls memcore. There is no global
+ * thread. The callbacks are the summariser of session compressions
+ * (`memcore_set_summarizer`) and the embedding model (`memcore_open_with_embedder`); they may
+ * run on any thread that calls memcore, the embedder on several at once. There is no global
  * state besides the per-thread error message.
  *
  * **Panics.** Every function runs behind a panic boundary: a panic inside memcore becomes
@@ -475,6 +477,25 @@ typedef int32_t (*memcore_summarize_fn)(void *user_data,
                                         const char *request_json,
                                         size_t request_len,
                                         struct memcore_summary_t *summary);
+
+/**
+ * An embedding callback: embed the `count` texts (`texts[i]`, UTF-8, `text_lens[i]` bytes,
+ * also NUL-terminated; all valid during the call) into `vectors`, a zeroed array of
+ * `count * dimension` floats (row `i`, from `vectors + i * dimension`, is the vector of
+ * text `i`), and return 0. Any other return value is a failure: a write keeps its memories
+ * and embeds them on a later search (which falls back to full text, with a warning, until
+ * it can); a search whose query cannot be embedded fails with `MEMCORE_STATUS_CALLBACK`.
+ *
+ * Vectors need not be normalised; they must be finite and not all zero. The callback may be
+ * called from any thread that calls memcore with the handle, and from several at once, so
+ * it and `user_data` must be safe to use from several threads. It must return normally: no
+ * C++ exception or `longjmp` may leave it.
+ */
+typedef int32_t (*memcore_embed_fn)(void *user_data,
+                                    const char *const *texts,
+                                    const size_t *text_lens,
+                                    size_t count,
+                                    float *vectors);
 
 #ifdef __cplusplus
 extern "C" {
@@ -958,6 +979,36 @@ memcore_status memcore_set_summarizer(const struct memcore_t *memcore,
 memcore_status memcore_summary_write(struct memcore_summary_t *summary,
                                      const char *text,
                                      size_t text_len);
+
+/**
+ * Opens the store in the directory `path` (UTF-8, `path_len` bytes) as `memcore_open()`
+ * does, with an embedding model of the caller's own for semantic and hybrid search
+ * instead of the built-in all-MiniLM-L6-v2: `embed` (see `memcore_embed_fn`) returns
+ * vectors of `dimension` floats, and `model_id` (UTF-8, `model_id_len` bytes) names the
+ * model. The model id is stored with every vector: a store whose vectors came from another
+ * model id is embedded again on its first semantic search. `user_data` is passed to every
+ * call.
+ *
+ * On success writes a new handle to `*out`; free it with `memcore_close()`.
+ *
+ * Errors: `NULL_PARAMETER` (`path`, `model_id`, `embed` or `out` NULL), `INVALID_UTF8`,
+ * `INVALID_ARGUMENT` (an empty path or model id, a dimension of 0 or above 65,536, a bad
+ * config), `IO`.
+ *
+ * # Safety
+ *
+ * `path` must point to `path_len` readable bytes and `model_id` to `model_id_len`; `embed`
+ * must follow the contract of `memcore_embed_fn`, and it and `user_data` stay valid until
+ * `memcore_close()`; `out` must point to writable storage for one pointer.
+ */
+memcore_status memcore_open_with_embedder(const char *path,
+                                          size_t path_len,
+                                          const char *model_id,
+                                          size_t model_id_len,
+                                          size_t dimension,
+                                          memcore_embed_fn embed,
+                                          void *user_data,
+                                          struct memcore_t **out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,7 +5,7 @@
 //! the thread's last-error message. Exports that return no status use [`guard`].
 
 use std::any::Any;
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::fmt::Display;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -98,6 +98,24 @@ pub(crate) fn guard<T>(fallback: T, body: impl FnOnce() -> T) -> T {
             error::set(Failure::panic(payload).message);
             fallback
         }
+    }
+}
+
+/// The caller's `user_data` pointer for a callback, passed back untouched.
+#[derive(Clone, Copy)]
+pub(crate) struct UserData(pub(crate) *mut c_void);
+
+// SAFETY: memcore never dereferences the pointer; it only passes it back to the callback,
+// whose contract (`memcore_summarize_fn`, `memcore_embed_fn`) is to be usable from any
+// thread.
+unsafe impl Send for UserData {}
+// SAFETY: as above: shared only to be passed back to a callback that is thread-safe.
+unsafe impl Sync for UserData {}
+
+impl UserData {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not the field).
+    pub(crate) fn pointer(self) -> *mut c_void {
+        self.0
     }
 }
 

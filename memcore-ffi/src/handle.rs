@@ -22,7 +22,7 @@ pub struct memcore_t {
 
 impl memcore_t {
     /// Moves `memcore` behind a new handle for C.
-    fn into_raw(memcore: Memcore) -> *mut memcore_t {
+    pub(crate) fn into_raw(memcore: Memcore) -> *mut memcore_t {
         Arc::into_raw(Arc::new(memcore)).cast_mut().cast()
     }
 
@@ -120,14 +120,7 @@ pub unsafe extern "C" fn memcore_open(
         // SAFETY: the caller passes `path_len` readable bytes at `path` (or NULL).
         let path = unsafe { required_str("path", path, path_len) }?;
         non_null("out", out)?;
-        if path.is_empty() {
-            return Err(Failure::new(
-                memcore_status::InvalidArgument,
-                "`path` is empty",
-                "pass the store's directory (\".\" for the working directory)",
-            ));
-        }
-        let memcore = Memcore::open(path)?;
+        let memcore = Memcore::open(store_dir(path)?)?;
         // SAFETY: `out` is non-NULL and writable (checked above; this function's contract).
         unsafe { write_out(out, memcore_t::into_raw(memcore)) };
         Ok(())
@@ -168,6 +161,18 @@ pub unsafe extern "C" fn memcore_open_scope(
         unsafe { write_out(out, memcore_t::into_raw(memcore)) };
         Ok(())
     })
+}
+
+/// A store directory argument: an empty one is `INVALID_ARGUMENT`.
+pub(crate) fn store_dir(path: &str) -> FfiResult<&str> {
+    if path.is_empty() {
+        return Err(Failure::new(
+            memcore_status::InvalidArgument,
+            "`path` is empty",
+            "pass the store's directory (\".\" for the working directory)",
+        ));
+    }
+    Ok(path)
 }
 
 /// Closes a handle and frees it. Passing NULL does nothing.

@@ -9,7 +9,8 @@
 //! `memcore_get_version`), [`search`] (`memcore_search`), [`call`] (`memcore_call`,
 //! `memcore_operations`: every operation on the library's JSON records), [`summarizer`]
 //! (`memcore_set_summarizer`, `memcore_summary_write`: a C summariser for session
-//! compressions), [`status`]
+//! compressions), [`embedder`] (`memcore_open_with_embedder`: an embedding model of the
+//! caller's own), [`status`]
 //! (`memcore_status`, `memcore_status_name`), [`error`]
 //! (`memcore_last_error_message`), [`string`] (`memcore_string_free`) and
 //! [`memcore_version`] here. `include/memcore.h` is generated from these by
@@ -43,6 +44,8 @@ pub mod search;
 pub mod call;
 
 pub mod summarizer;
+
+pub mod embedder;
 
 mod boundary;
 mod json;

@@ -192,7 +192,7 @@ mod tests {
             (Error::index("m", None, "r"), memcore_status::Index),
             (Error::embedding("m", None, "r"), memcore_status::Embedding),
             (Error::unsupported("op", "file", "r"), memcore_status::Unsupported),
-            (Error::callback("m"), memcore_status::Callback),
+            (Error::callback("m", "r"), memcore_status::Callback),
         ];
         for (err, status) in cases {
             assert_eq!(memcore_status::of_error(&err), status, "{err}");

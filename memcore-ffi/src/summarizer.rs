@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use memcore::session::{CallbackSummarizer, Summarizer, SummaryCallback};
 
-use crate::boundary::{self, Failure, non_null, optional_str, required_str};
+use crate::boundary::{self, Failure, UserData, non_null, optional_str, required_str};
 use crate::handle::memcore_t;
 use crate::status::memcore_status;
 
@@ -41,23 +41,6 @@ pub type memcore_summarize_fn = Option<
         summary: *mut memcore_summary_t,
     ) -> i32,
 >;
-
-/// The caller's `user_data` pointer, passed back untouched.
-#[derive(Clone, Copy)]
-struct UserData(*mut c_void);
-
-// SAFETY: memcore never dereferences the pointer; it only passes it back to the callback,
-// whose contract (see `memcore_summarize_fn`) is to be usable from any thread.
-unsafe impl Send for UserData {}
-// SAFETY: as above: shared only to be passed back to a callback that is thread-safe.
-unsafe impl Sync for UserData {}
-
-impl UserData {
-    /// The pointer (a method, so that closures capture the `Send` wrapper, not the field).
-    fn pointer(self) -> *mut c_void {
-        self.0
-    }
-}
 
 /// The callback and its user data as the function a [`CallbackSummarizer`] calls.
 fn summary_function(

@@ -20,6 +20,7 @@ use pyo3::types::{PyDict, PyMapping, PyString};
 use serde_json::{Map, Value, json};
 
 use crate::convert::{choice, json_to_py, kwargs_json, py_repr, py_to_json, type_name};
+use crate::embedder::py_embedder;
 use crate::errors::{invalid, run, to_pyerr, unfit};
 use crate::progress::ProgressCallback;
 use crate::records::{self, from_result, kind_index, record};
@@ -938,16 +939,23 @@ fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
 /// `.memcore.yaml`): `"file"` (markdown files) or `"git-notes"` (git notes in the repository
 /// holding the directory, which needs a first commit before anything is stored).
 ///
+/// `embedder` brings a model of your own for semantic and hybrid search instead of the
+/// built-in all-MiniLM-L6-v2: an object with `model_id` (str, stored with every vector: a
+/// store embedded by another model id is embedded again), `dimension` (int) and
+/// `embed(texts)` returning one vector per text (lists of floats, or a NumPy array). It is
+/// called with the texts of new memories and with queries, from any thread.
+///
 /// An index found damaged is rebuilt from the store while opening, with a `RuntimeWarning`
 /// saying so (the disk or a tool damaged something).
 #[pyfunction]
-#[pyo3(signature = (path=None, *, scope="auto", start_dir=None, backend=None))]
+#[pyo3(signature = (path=None, *, scope="auto", start_dir=None, backend=None, embedder=None))]
 fn open(
     py: Python<'_>,
     path: Option<PathBuf>,
     scope: &str,
     start_dir: Option<PathBuf>,
     backend: Option<&str>,
+    embedder: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyMemcore> {
     let scope = choice(
         py,
@@ -967,9 +975,13 @@ fn open(
             "memcore.open(path) opens that directory; memcore.open(scope=...) finds the store",
         ));
     }
+    let embedder = embedder.filter(|e| !e.is_none()).map(py_embedder).transpose()?;
     let installed = crate::installed::installed_model(py);
     let core = run(py, move || {
         let mut builder = memcore::Memcore::builder().scope(scope);
+        if let Some(embedder) = embedder {
+            builder = builder.embedder(embedder);
+        }
         if let Some(files) = installed {
             builder = builder.installed_model(files);
         }

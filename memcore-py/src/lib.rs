@@ -13,6 +13,8 @@
 //! - `handle`: `Memcore` (a frozen class over `Arc<memcore::Memcore>`), `open` and
 //!   `operations`; every method is one operation of the core's `api`.
 //! - `convert`: keyword arguments to request records (JSON), and JSON back to Python.
+//! - `embedder` and `summarizer`: Python objects as the store's embedder and as the
+//!   summariser of session compressions.
 //! - `progress`: the adapter that lets `reindex` call a Python progress callback.
 //! - `installed`: the model installed with the package, and `python -m memcore` (the
 //!   `memcore_cli` command run inside Python).
@@ -23,6 +25,7 @@
 //! `_memcore.pyi` (stubtest checks the match).
 
 mod convert;
+mod embedder;
 mod errors;
 mod handle;
 mod installed;

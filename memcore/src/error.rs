@@ -297,14 +297,10 @@ impl Error {
         Self::Embedding { message: message.into(), source, recovery: recovery.into() }
     }
 
-    /// An [`Error::Callback`] error: a function the caller gave memcore failed.
-    pub fn callback(message: impl Into<String>) -> Self {
-        Self::Callback {
-            message: message.into(),
-            recovery: "fix the callback (it must return text shorter than its input and not \
-                       fail), or leave it out to use the built-in extractive summariser"
-                .into(),
-        }
+    /// An [`Error::Callback`] error: a function the caller gave memcore failed; `recovery`
+    /// says what the function must do instead.
+    pub fn callback(message: impl Into<String>, recovery: impl Into<String>) -> Self {
+        Self::Callback { message: message.into(), recovery: recovery.into() }
     }
 
     /// An [`Error::Unsupported`] error: `backend` lacks `operation`.

@@ -88,7 +88,7 @@ pub use config::{
     Backend, Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, GitNotesConfig,
     Location, PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
 };
-pub use embed::{Embedder, ModelFiles, OnnxEmbedder};
+pub use embed::{CallbackEmbedder, EmbedCallback, Embedder, ModelFiles, OnnxEmbedder};
 pub use error::{BoxedSource, Category, Error, ErrorInfo, Result};
 pub use filter::Filter;
 pub use format::{Format, parse_timestamp};

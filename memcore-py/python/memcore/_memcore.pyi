@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Generic, Literal, SupportsIndex, TypeVar, final, overload, type_check_only
+from typing import Any, ClassVar, Generic, Literal, Protocol, SupportsIndex, TypeVar, final, overload, type_check_only
 
 from typing_extensions import Self, disjoint_base
 
@@ -32,6 +32,17 @@ _Outcome = Literal["included", "truncated", "duplicate", "over_budget"]
 _TranscriptFormat = Literal["auto", "claude_code", "generic"]
 _SummarizerChoice = Literal["auto", "extractive", "callback"]
 _Summarizer = _SummarizerChoice | Callable[[dict[str, Any]], str]
+
+@type_check_only
+class _Embedder(Protocol):
+    """A model of your own for semantic search (`open(..., embedder=...)`)."""
+
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def dimension(self) -> int: ...
+    def embed(self, texts: builtins.list[str], /) -> Any:
+        """One vector per text, in order: lists of floats, or a NumPy array."""
 _CompositionOutput = Literal["both", "markdown", "jsonl"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
@@ -1475,8 +1486,10 @@ def open(
     scope: _Scope = "auto",
     start_dir: _StrPath | None = None,
     backend: _Backend | None = None,
+    embedder: _Embedder | None = None,
 ) -> Memcore:
-    """Opens (creating if needed) the store at `path`, or the one `scope` finds."""
+    """Opens (creating if needed) the store at `path`, or the one `scope` finds; `embedder`
+    brings a model of your own for semantic search."""
 
 def operations() -> builtins.list[dict[str, Any]]:
     """Every operation `Memcore.call` runs: name, summary, access (`reads` or `writes`),

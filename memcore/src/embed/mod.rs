@@ -11,13 +11,16 @@
 //! - `locate`: where the files are, and whether the model is the one we pin;
 //! - `runtime`: loading ONNX Runtime once per process, without panics;
 //! - `pool`: mean pooling and L2 normalisation of token vectors;
-//! - `onnx`: tokenisation, batching and inference.
+//! - `onnx`: tokenisation, batching and inference;
+//! - `callback`: an embedder the caller brings, as a function.
 
+mod callback;
 mod locate;
 mod onnx;
 mod pool;
 mod runtime;
 
+pub use callback::{CallbackEmbedder, EmbedCallback};
 pub use locate::ModelFiles;
 pub use onnx::OnnxEmbedder;
 

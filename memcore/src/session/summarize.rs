@@ -82,6 +82,10 @@ pub trait Summarizer: Send + Sync + Debug {
 /// A target from which a summariser must say something: below it an empty summary is fine.
 const MIN_SUMMARY_TOKENS: usize = 8;
 
+/// What a summariser that failed must do instead.
+const SUMMARIZER_RECOVERY: &str = "fix the callback (it must return text shorter than its \
+     input and not fail), or leave it out to use the built-in extractive summariser";
+
 /// Runs `summarizer`, turning a panic into an error and checking what it returns: some text,
 /// and no more tokens than it was given.
 pub(crate) fn run_summarizer(
@@ -97,7 +101,10 @@ pub(crate) fn run_summarizer(
                 .map(|s| (*s).to_owned())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "a panic".to_owned());
-            Error::callback(format!("the summariser {name:?} panicked: {what}"))
+            Error::callback(
+                format!("the summariser {name:?} panicked: {what}"),
+                SUMMARIZER_RECOVERY,
+            )
         })??;
     let messages: Vec<SummaryMessage> =
         messages.into_iter().filter(|m| !m.content.trim().is_empty()).collect();
@@ -105,14 +112,20 @@ pub(crate) fn run_summarizer(
         && !request.messages.is_empty()
         && request.target_tokens >= MIN_SUMMARY_TOKENS
     {
-        return Err(Error::callback(format!("the summariser {name:?} returned an empty summary")));
+        return Err(Error::callback(
+            format!("the summariser {name:?} returned an empty summary"),
+            SUMMARIZER_RECOVERY,
+        ));
     }
     let tokens: usize = messages.iter().map(|m| counter.count(&m.content)).sum();
     if tokens > request.input_tokens.max(1) {
-        return Err(Error::callback(format!(
-            "the summariser {name:?} returned {tokens} tokens for {} tokens of input",
-            request.input_tokens
-        )));
+        return Err(Error::callback(
+            format!(
+                "the summariser {name:?} returned {tokens} tokens for {} tokens of input",
+                request.input_tokens
+            ),
+            SUMMARIZER_RECOVERY,
+        ));
     }
     Ok(messages)
 }
@@ -316,10 +329,16 @@ impl Summarizer for CallbackSummarizer {
         _counter: &dyn TokenCounter,
     ) -> Result<Vec<SummaryMessage>> {
         let json = serde_json::to_string(request).map_err(|e| {
-            Error::callback(format!("the summary request could not be written: {e}"))
+            Error::callback(
+                format!("the summary request could not be written: {e}"),
+                SUMMARIZER_RECOVERY,
+            )
         })?;
         let text = (self.callback)(&json).map_err(|message| {
-            Error::callback(format!("the summariser {:?} failed: {message}", self.name))
+            Error::callback(
+                format!("the summariser {:?} failed: {message}", self.name),
+                SUMMARIZER_RECOVERY,
+            )
         })?;
         Ok(vec![SummaryMessage::new("summary", text)])
     }

@@ -69,7 +69,7 @@ const LOG_FILE: &str = "vectors.log";
 const GRAPH_DIR: &str = "hnsw";
 
 /// Largest accepted dimension.
-const MAX_DIMENSION: usize = 1 << 16;
+pub(crate) const MAX_DIMENSION: usize = 1 << 16;
 
 /// Samples taken to estimate how many rows a filter lets through.
 const SELECTIVITY_SAMPLES: usize = 256;

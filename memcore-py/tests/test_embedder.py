@@ -1,0 +1,216 @@
+"""`memcore.open(path, embedder=...)`: a model of the caller's own behind semantic and hybrid
+search. The embedders here are tiny deterministic models written in Python (bags of words),
+so every ranking is known in advance; the built-in ONNX model is tested in test_model.py."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import memcore
+
+WORDS = ["gpu", "metal", "retry", "http", "budget", "vulkan", "driver", "backoff"]
+
+
+class BagOfWords:
+    """One dimension per word of WORDS (plus one that is never zero); records every call."""
+
+    dimension = len(WORDS) + 1
+
+    def __init__(self, model_id: str = "bag-of-words-v1") -> None:
+        self.model_id = model_id
+        self.calls: list[list[str]] = []
+        self.threads: set[int] = set()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        self.threads.add(threading.get_ident())
+        vectors = []
+        for text in texts:
+            words = re.findall(r"[a-z]+", text.lower())
+            vectors.append([float(words.count(w)) for w in WORDS] + [0.1])
+        return vectors
+
+    def embedded(self) -> list[str]:
+        return [t for call in self.calls for t in call]
+
+
+MEMORIES = {
+    "gpu": "# GPU\n\nThe renderer reaches the gpu through metal, metal everywhere.",
+    "retry": "# Retry\n\nRetry http calls with backoff; http retry budget of three.",
+    "drivers": "# Drivers\n\nThe vulkan driver for the CI runners.",
+}
+
+
+def fill(store: memcore.Memcore) -> None:
+    for id, content in MEMORIES.items():
+        store.put(content, id=id)
+
+
+def test_semantic_search_ranks_by_the_given_model(tmp_path: Path) -> None:
+    model = BagOfWords()
+    with memcore.open(tmp_path / "s", embedder=model) as store:
+        fill(store)
+        # Each memory was embedded by the model (its content, which holds the title).
+        assert {t for t in model.embedded()} >= set(MEMORIES.values())
+        results = store.search("metal", mode="semantic", limit=3)
+        assert results.mode == "semantic" and not results.warnings
+        assert [h.memory.id for h in results][0] == "gpu"
+        assert store.search("http backoff", mode="semantic").hits[0].memory.id == "retry"
+        assert store.search("vulkan driver", mode="hybrid").hits[0].memory.id == "drivers"
+        # The query went through the model too.
+        assert "vulkan driver" in model.embedded()
+        # Scored by the cosine of the model's vectors of the content and the query.
+        similarity = store.search("metal", mode="semantic", limit=1).hits[0].parts.vector_similarity
+        (content, query) = BagOfWords().embed([MEMORIES["gpu"], "metal"])
+        cosine = sum(a * b for a, b in zip(content, query)) / math.hypot(*content) / math.hypot(*query)
+        assert similarity == pytest.approx(cosine, abs=1e-5)
+
+
+def test_reopening_with_the_same_model_keeps_the_vectors(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "s", embedder=BagOfWords()) as store:
+        fill(store)
+    again = BagOfWords()
+    with memcore.open(tmp_path / "s", embedder=again) as store:
+        assert store.search("metal", mode="semantic").hits[0].memory.id == "gpu"
+    assert again.embedded() == ["metal"]  # the query alone
+
+
+def test_another_model_id_embeds_the_store_again(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v1")) as store:
+        fill(store)
+    other = BagOfWords("bag-v2")
+    with memcore.open(tmp_path / "s", embedder=other) as store:
+        assert store.search("metal", mode="semantic").hits[0].memory.id == "gpu"
+    assert set(MEMORIES.values()) <= set(other.embedded())
+
+
+class ArrayLike:
+    """What a NumPy array offers memcore: `tolist()`."""
+
+    def __init__(self, rows: list[list[float]]) -> None:
+        self.rows = rows
+
+    def tolist(self) -> list[list[float]]:
+        return self.rows
+
+
+def test_an_array_with_tolist_is_accepted(tmp_path: Path) -> None:
+    class ArrayModel(BagOfWords):
+        def embed(self, texts: list[str]) -> Any:
+            return ArrayLike(super().embed(texts))
+
+    with memcore.open(tmp_path / "s", embedder=ArrayModel()) as store:
+        fill(store)
+        assert store.search("retry", mode="semantic").hits[0].memory.id == "retry"
+
+
+def test_threads_share_a_store_with_a_python_embedder(tmp_path: Path) -> None:
+    model = BagOfWords()
+    errors: list[BaseException] = []
+    with memcore.open(tmp_path / "s", embedder=model) as store:
+        fill(store)
+
+        def work(n: int) -> None:
+            try:
+                for i in range(10):
+                    store.put(f"# Note {n} {i}\n\nmetal gpu note {n} {i}", id=f"n{n}-{i}")
+                    assert store.search(f"metal {n} {i}", mode="hybrid").hits
+            except BaseException as e:  # noqa: BLE001 (reported below)
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "a thread hung (GIL deadlock?)"
+        assert not errors, errors
+        assert store.stats().memories == len(MEMORIES) + 40
+
+
+@pytest.mark.parametrize(
+    ("embedder", "message"),
+    [
+        (object(), "has no `model_id`"),
+        (type("M", (), {"model_id": 3, "dimension": 2, "embed": lambda s, t: []})(), "`model_id` is not a str"),
+        (type("M", (), {"model_id": "m", "dimension": -1, "embed": lambda s, t: []})(), "`dimension` is not"),
+        (type("M", (), {"model_id": "m", "dimension": 2, "embed": 5})(), "`embed` is not callable"),
+    ],
+)
+def test_an_object_without_the_protocol_is_a_type_error(tmp_path: Path, embedder: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)) as raised:
+        memcore.open(tmp_path / "s", embedder=embedder)
+    assert "model_id` (str), `dimension` (int)" in str(raised.value)
+
+
+def test_an_empty_model_id_or_zero_dimension_is_a_validation_error(tmp_path: Path) -> None:
+    for model_id, dimension in (("", 4), ("m", 0)):
+        model = BagOfWords(model_id)
+        model.dimension = dimension
+        with pytest.raises(memcore.ValidationError):
+            memcore.open(tmp_path / "s", embedder=model)
+
+
+class Faulty(BagOfWords):
+    def __init__(self, fault: str) -> None:
+        super().__init__()
+        self.fault = fault
+
+    def embed(self, texts: list[str]) -> Any:
+        if self.fault == "raise":
+            raise ValueError("quota exceeded")
+        if self.fault == "short":
+            return [[1.0, 2.0]] * len(texts)
+        if self.fault == "count":
+            return []
+        if self.fault == "nan":
+            return [[math.nan] * self.dimension for _ in texts]
+        return "not vectors"
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("raise", "it raised ValueError: quota exceeded"),
+        ("short", "returned a vector of 2 numbers for text 0; its dimension is 9"),
+        ("count", "returned 0 vectors for 1 texts"),
+        ("nan", "returned NaN or infinity for text 0"),
+        ("text", "it returned a str, not one list of floats per text"),
+    ],
+)
+def test_a_faulty_embedder_keeps_the_write_and_search_falls_back_to_text(
+    tmp_path: Path, fault: str, message: str
+) -> None:
+    with memcore.open(tmp_path / "s", embedder=Faulty(fault)) as store:
+        stored = store.put("# Kept\n\nThe memory is stored though its vector is not.", id="kept")
+        assert stored.id == "kept"
+        results = store.search("kept", mode="semantic")
+        assert results.mode == "text" and [h.memory.id for h in results] == ["kept"]
+        (warning,) = results.warnings
+        assert message in warning and "one vector of its dimension per text" in warning
+    # Fixed, the embedder catches the memory up.
+    model = BagOfWords()
+    with memcore.open(tmp_path / "s", embedder=model) as store:
+        results = store.search("kept", mode="semantic")
+        assert results.mode == "semantic" and not results.warnings
+        assert results.hits[0].memory.id == "kept"
+
+
+def test_a_query_the_embedder_fails_on_is_a_callback_error(tmp_path: Path) -> None:
+    class FailsOnQueries(BagOfWords):
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            if texts == ["the query"]:
+                raise RuntimeError("rate limited")
+            return super().embed(texts)
+
+    with memcore.open(tmp_path / "s", embedder=FailsOnQueries()) as store:
+        fill(store)
+        with pytest.raises(memcore.CallbackError, match="it raised RuntimeError: rate limited") as raised:
+            store.search("the query", mode="hybrid")
+        assert "one vector of its dimension per text" in raised.value.recovery
