@@ -480,13 +480,15 @@ typedef int32_t (*memcore_summarize_fn)(void *user_data,
 
 /**
  * An embedding callback: embed the `count` texts (`texts[i]`, UTF-8, `text_lens[i]` bytes,
- * also NUL-terminated; all valid during the call) into `vectors`, a zeroed array of
+ * all valid during the call; each is also NUL-terminated, but a memory may hold NUL bytes,
+ * so `text_lens[i]` is its length, not `strlen`) into `vectors`, a zeroed array of
  * `count * dimension` floats (row `i`, from `vectors + i * dimension`, is the vector of
  * text `i`), and return 0. Any other return value is a failure: a write keeps its memories
  * and embeds them on a later search (which falls back to full text, with a warning, until
  * it can); a search whose query cannot be embedded fails with `MEMCORE_STATUS_CALLBACK`.
  *
- * Vectors need not be normalised; they must be finite and not all zero. The callback may be
+ * Vectors need not be normalised; they must be finite and not all zero (else the call
+ * fails the same way). The callback may be
  * called from any thread that calls memcore with the handle, and from several at once, so
  * it and `user_data` must be safe to use from several threads. It must return normally: no
  * C++ exception or `longjmp` may leave it.
@@ -986,7 +988,9 @@ memcore_status memcore_summary_write(struct memcore_summary_t *summary,
  * instead of the built-in all-MiniLM-L6-v2: `embed` (see `memcore_embed_fn`) returns
  * vectors of `dimension` floats, and `model_id` (UTF-8, `model_id_len` bytes) names the
  * model. The model id is stored with every vector: a store whose vectors came from another
- * model id is embedded again on its first semantic search. `user_data` is passed to every
+ * model id is embedded again on its first semantic search, so every process that opens the
+ * store must use the same embedder (handles still open with the old model turn semantic
+ * search off, with a warning, rather than mix the two). `user_data` is passed to every
  * call.
  *
  * On success writes a new handle to `*out`; free it with `memcore_close()`.

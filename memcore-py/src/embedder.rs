@@ -4,9 +4,11 @@
 //!
 //! The object has `model_id` (str), `dimension` (int) and `embed(texts: list[str])`, which
 //! returns one vector per text: a list of lists of floats, or anything with `tolist()` that
-//! gives one (a NumPy array). What `embed` raises becomes the error's message: a write keeps
-//! its memories and embeds them on a later search (which falls back to full text, with a
-//! warning, until it can); a search whose query cannot be embedded raises `CallbackError`.
+//! gives one (a NumPy array). When `embed` fails (raises, or returns something unusable), a
+//! write keeps its memories and embeds them on a later search, which falls back to full text
+//! with a warning until it can; a search whose query cannot be embedded raises
+//! `CallbackError`, with what `embed` raised as its cause. A `KeyboardInterrupt` or
+//! `SystemExit` is raised as itself.
 
 use std::sync::Arc;
 
@@ -16,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::convert::type_name;
-use crate::errors::to_pyerr;
+use crate::errors::{callback_raised, to_pyerr};
 
 /// What an embedder object must look like, for error messages.
 const SHAPE: &str = "an embedder is an object with `model_id` (str), `dimension` (int) and \
@@ -46,9 +48,9 @@ pub(crate) fn py_embedder(embedder: &Bound<'_, PyAny>) -> PyResult<Arc<dyn Embed
             let vectors = object
                 .bind(py)
                 .call_method1("embed", (texts.to_vec(),))
-                .map_err(|err| format!("it raised {err}"))?;
+                .map_err(callback_raised)?;
             let vectors = match vectors.getattr("tolist") {
-                Ok(tolist) => tolist.call0().map_err(|err| format!("tolist() raised {err}"))?,
+                Ok(tolist) => tolist.call0().map_err(callback_raised)?,
                 Err(_) => vectors,
             };
             if vectors.is_instance_of::<PyString>() {

@@ -19,6 +19,7 @@
 //! `RequestError` can have two bases, which `create_exception!` cannot express.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use memcore::{Category, ErrorInfo};
@@ -124,8 +125,9 @@ const CLASSES: [Class; 10] = [
         category: "CALLBACK",
         builtin: Builtin::No,
         parent: BASE,
-        doc: "A function given to memcore (a summariser) raised, or returned something that is \
-              not a usable summary; nothing was written. The exception it raised is the cause.",
+        doc: "A function given to memcore (an embedder, a summariser) raised, or returned \
+              something unusable (not a summary; not one vector of its dimension per text). \
+              The exception it raised is the cause.",
     },
     Class {
         name: REQUEST,
@@ -289,11 +291,36 @@ where
     F: FnOnce() -> memcore::Result<T> + Send,
     T: Send,
 {
-    match py.detach(|| catch_unwind(AssertUnwindSafe(call))) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(err)) => Err(to_pyerr(py, &err)),
-        Err(payload) => Err(panic_error(py, payload.as_ref())),
+    RAISED.with(|slot| slot.borrow_mut().take());
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(call)));
+    let raised = RAISED.with(|slot| slot.borrow_mut().take());
+    match (outcome, raised) {
+        // Ctrl-C (or `sys.exit`) inside a callback stops the program, even when the core
+        // went on without the callback's result (a write whose vectors wait).
+        (_, Some(raised)) if !raised.is_instance_of::<PyException>(py) => Err(raised),
+        (Ok(Ok(value)), _) => Ok(value),
+        (Ok(Err(err)), raised) => {
+            let err = to_pyerr(py, &err);
+            err.set_cause(py, raised);
+            Err(err)
+        }
+        (Err(payload), _) => Err(panic_error(py, payload.as_ref())),
     }
+}
+
+thread_local! {
+    /// The last exception a Python callback (an embedder, a summariser) raised on this thread
+    /// during the current call into the core; [`run`] makes it the cause of the call's error.
+    static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// Keeps `err`, which a Python callback raised, for [`run`] to give the call's error as its
+/// cause (the core calls callbacks on the thread that called it). Returns what to tell the
+/// core: `it raised {err}`.
+pub(crate) fn callback_raised(err: PyErr) -> String {
+    let message = format!("it raised {err}");
+    RAISED.with(|slot| *slot.borrow_mut() = Some(err));
+    message
 }
 
 /// Raises the panic-to-exception path on purpose, for the test suite.

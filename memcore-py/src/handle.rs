@@ -24,7 +24,7 @@ use crate::embedder::py_embedder;
 use crate::errors::{invalid, run, to_pyerr, unfit};
 use crate::progress::ProgressCallback;
 use crate::records::{self, from_result, kind_index, record};
-use crate::summarizer::{py_summarizer, with_cause};
+use crate::summarizer::py_summarizer;
 
 /// An open memory store. Thread-safe: share one handle between threads. Use it as a
 /// context manager, or call `close()`; a closed handle raises `ValidationError`.
@@ -71,12 +71,11 @@ impl PyMemcore {
         let callable = summarizer_arg(summarizer, &mut fields)?;
         let request = request(options, fields)?;
         let Some(summarizer) = callable else {
-            return self.call_record(py, name, request, class).map_err(|e| with_cause(py, e));
+            return self.call_record(py, name, request, class);
         };
         let core = self.core(py)?;
         let parsed: Q = memcore::api::parse_request(name, request).map_err(|e| to_pyerr(py, &e))?;
-        let outcome = run(py, move || with(&core, &parsed, summarizer));
-        let record = outcome.map_err(|e| with_cause(py, e))?;
+        let record = run(py, move || with(&core, &parsed, summarizer))?;
         from_result(py, class, &record)
     }
 

@@ -1,39 +1,18 @@
 //! A Python callable as the summariser of session compressions: a
 //! [`CallbackSummarizer`] whose function takes the GIL back (`Python::attach`; the core runs
-//! with it released) for just the call. What the callable raises is kept (per thread: the
-//! core calls the summariser on the caller's thread) and becomes the `__cause__` of the
-//! `CallbackError` the compression raises; a `KeyboardInterrupt` or `SystemExit` is raised
-//! as itself.
+//! with it released) for just the call. What the callable raises is kept
+//! ([`crate::errors::callback_raised`]) and becomes the `__cause__` of the `CallbackError`
+//! the compression raises; a `KeyboardInterrupt` or `SystemExit` is raised as itself.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use memcore::session::{CallbackSummarizer, Summarizer};
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::convert::{json_to_py, type_name};
-
-thread_local! {
-    /// The exception a summariser callable raised on this thread, until the failed call's
-    /// error takes it as its cause.
-    static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
-}
-
-/// `err` (the error of a call that may have run a summariser callable) with what the callable
-/// raised as its cause; an exception that is not an `Exception` (`KeyboardInterrupt`,
-/// `SystemExit`) replaces it. Takes the exception, so none outlives its call.
-pub(crate) fn with_cause(py: Python<'_>, err: PyErr) -> PyErr {
-    match RAISED.with(|slot| slot.borrow_mut().take()) {
-        Some(raised) if !raised.is_instance_of::<PyException>(py) => raised,
-        Some(raised) => {
-            err.set_cause(py, Some(raised));
-            err
-        }
-        None => err,
-    }
-}
+use crate::errors::callback_raised;
 
 /// The callable `summarize(request: dict) -> str` as a summariser named `name` (default: its
 /// `__name__`); anything else is a `TypeError`.
@@ -69,11 +48,7 @@ pub(crate) fn py_summarizer(
                     }
                     Err(_) => Err(format!("it returned {}, not str", type_name(&text))),
                 },
-                Err(err) => {
-                    let message = format!("it raised {err}");
-                    RAISED.with(|slot| *slot.borrow_mut() = Some(err));
-                    Err(message)
-                }
+                Err(err) => Err(callback_raised(err)),
             }
         })
     };

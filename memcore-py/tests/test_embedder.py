@@ -4,8 +4,10 @@ so every ranking is known in advance; the built-in ONNX model is tested in test_
 
 from __future__ import annotations
 
+import faulthandler
 import math
 import re
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -125,11 +127,16 @@ def test_threads_share_a_store_with_a_python_embedder(tmp_path: Path) -> None:
                 errors.append(e)
 
         threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-        assert not any(t.is_alive() for t in threads), "a thread hung (GIL deadlock?)"
+        # A deadlock with the GIL held would stop the joins from returning: dump every
+        # thread's stack and exit instead of hanging the suite.
+        faulthandler.dump_traceback_later(120, exit=True, file=sys.stderr)
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            faulthandler.cancel_dump_traceback_later()
         assert not errors, errors
         assert store.stats().memories == len(MEMORIES) + 40
 
@@ -171,6 +178,8 @@ class Faulty(BagOfWords):
             return []
         if self.fault == "nan":
             return [[math.nan] * self.dimension for _ in texts]
+        if self.fault == "zero":
+            return [[0.0] * self.dimension for _ in texts]
         return "not vectors"
 
 
@@ -181,6 +190,7 @@ class Faulty(BagOfWords):
         ("short", "returned a vector of 2 numbers for text 0; its dimension is 9"),
         ("count", "returned 0 vectors for 1 texts"),
         ("nan", "returned NaN or infinity for text 0"),
+        ("zero", "returned a vector of length zero for text 0"),
         ("text", "it returned a str, not one list of floats per text"),
     ],
 )
@@ -202,15 +212,56 @@ def test_a_faulty_embedder_keeps_the_write_and_search_falls_back_to_text(
         assert results.hits[0].memory.id == "kept"
 
 
-def test_a_query_the_embedder_fails_on_is_a_callback_error(tmp_path: Path) -> None:
-    class FailsOnQueries(BagOfWords):
-        def embed(self, texts: list[str]) -> list[list[float]]:
-            if texts == ["the query"]:
-                raise RuntimeError("rate limited")
-            return super().embed(texts)
+class FailsOn(BagOfWords):
+    """Raises `error` when asked to embed `text` alone (a query)."""
 
-    with memcore.open(tmp_path / "s", embedder=FailsOnQueries()) as store:
+    def __init__(self, text: str, error: BaseException) -> None:
+        super().__init__()
+        self.text, self.error = text, error
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if texts == [self.text]:
+            raise self.error
+        return super().embed(texts)
+
+
+def test_a_query_the_embedder_fails_on_is_a_callback_error_caused_by_it(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "s", embedder=FailsOn("the query", RuntimeError("rate limited"))) as store:
         fill(store)
         with pytest.raises(memcore.CallbackError, match="it raised RuntimeError: rate limited") as raised:
             store.search("the query", mode="hybrid")
         assert "one vector of its dimension per text" in raised.value.recovery
+        assert isinstance(raised.value.__cause__, RuntimeError)
+        # The next error has no stale cause.
+        with pytest.raises(memcore.NotFoundError) as missing:
+            store.get("nothing-here")
+        assert missing.value.__cause__ is None
+
+
+def test_ctrl_c_in_the_embedder_stops_the_call(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "s", embedder=FailsOn("the query", KeyboardInterrupt())) as store:
+        fill(store)
+        with pytest.raises(KeyboardInterrupt):
+            store.search("the query", mode="semantic")
+        # Raised even by a write that went on without the vector (the memory is stored).
+        with pytest.raises(KeyboardInterrupt):
+            store.put("the query", id="interrupted")
+        assert store.get("interrupted").content == "the query"
+
+
+def test_another_process_changing_the_model_turns_semantic_search_off_not_text(tmp_path: Path) -> None:
+    first = memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v1"))
+    fill(first)
+    assert first.search("metal", mode="semantic").mode == "semantic"
+    # Another opener with another model embeds the store again with it.
+    with memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v2")) as second:
+        assert second.search("metal", mode="semantic").mode == "semantic"
+    results = first.search("metal", mode="semantic")
+    assert results.mode == "text" and results.hits[0].memory.id == "gpu"
+    (warning,) = results.warnings
+    assert '"bag-v2"' in warning and "same embedder in every process" in warning
+    first.put("# Later\n\nmetal again", id="later")  # stored; no vector of bag-v1 mixed in
+    first.close()
+    with memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v2")) as second:
+        results = second.search("metal again", mode="semantic")
+        assert results.mode == "semantic" and "later" in [h.memory.id for h in results]

@@ -25,7 +25,8 @@ const RECOVERY: &str = "fix the embedder: it must return one vector of its dimen
 /// of another model are never mixed in (opening a store whose vectors came from another
 /// model id re-embeds every memory). The callback may run on any thread that calls memcore,
 /// and on more than one at once. What it returns is checked: one vector per text, each of
-/// `dimension` finite numbers; anything else (or a panic) is an [`Error::Callback`].
+/// `dimension` finite numbers, not all zero (vectors need not be normalised); anything else
+/// (or a panic) is an [`Error::Callback`].
 ///
 /// ```
 /// use std::sync::Arc;
@@ -100,6 +101,10 @@ impl CallbackEmbedder {
             if !vector.iter().all(|x| x.is_finite()) {
                 return fail(format!("returned NaN or infinity for text {i}"));
             }
+            let norm: f64 = vector.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+            if norm == 0.0 || !norm.is_finite() {
+                return fail(format!("returned a vector of length zero for text {i}"));
+            }
         }
         Ok(vectors)
     }
@@ -164,6 +169,7 @@ mod tests {
             (Arc::new(|_: &[&str]| Ok(vec![vec![1.0, 0.0]])), "returned 1 vectors for 2 texts"),
             (Arc::new(|t: &[&str]| Ok(vec![vec![1.0]; t.len()])), "its dimension is 2"),
             (Arc::new(|t: &[&str]| Ok(vec![vec![f32::NAN, 0.0]; t.len()])), "NaN or infinity"),
+            (Arc::new(|t: &[&str]| Ok(vec![vec![0.0, 0.0]; t.len()])), "length zero for text 0"),
             (Arc::new(|_: &[&str]| Err("quota exceeded".into())), "failed: quota exceeded"),
             (Arc::new(|_: &[&str]| panic!("boom")), "panicked"),
         ];

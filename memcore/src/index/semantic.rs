@@ -12,7 +12,9 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use super::{Applied, DerivedIndex, GraphStatus, IndexDoc, Staged, Unavailable, VectorIndex};
+use super::{
+    Applied, DerivedIndex, GraphStatus, IndexDoc, ModelChanged, Staged, Unavailable, VectorIndex,
+};
 use crate::concurrent::alongside;
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
@@ -91,12 +93,21 @@ pub(crate) struct SemanticIndex {
     /// Whether the vectors are known to be level with the full-text index since this handle
     /// last brought them level (a change they could not take makes it false).
     level: Mutex<bool>,
+    /// Why semantic search stopped for this handle after it started: another process
+    /// embedded the store again with another model.
+    displaced: Mutex<Option<Unavailable>>,
 }
 
 impl SemanticIndex {
     /// The vector index in `dir`, not opened yet.
     pub(crate) fn new(dir: &Path, choice: EmbedderChoice) -> Self {
-        Self { dir: dir.to_path_buf(), choice, semantic: OnceLock::new(), level: Mutex::new(false) }
+        Self {
+            dir: dir.to_path_buf(),
+            choice,
+            semantic: OnceLock::new(),
+            level: Mutex::new(false),
+            displaced: Mutex::new(None),
+        }
     }
 
     /// Whether the vectors are known to be level with the full-text index. Set it only while
@@ -114,6 +125,9 @@ impl SemanticIndex {
 
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
     pub(crate) fn semantic(&self) -> std::result::Result<&Semantic, Unavailable> {
+        if let Some(why) = self.displaced.lock().clone() {
+            return Err(why);
+        }
         self.semantic.get_or_init(|| self.open()).as_ref().map_err(Clone::clone)
     }
 
@@ -235,8 +249,21 @@ impl DerivedIndex for SemanticIndex {
         Ok(semantic.vectors.hashes())
     }
 
+    /// Reads what other processes appended. When one of them embedded the store again with
+    /// another model, this handle's embedder no longer fits the vectors: semantic search is
+    /// off for it (full text goes on), never mixing the two models.
     fn refresh(&self) -> Result<()> {
-        self.started().map_or(Ok(()), |semantic| semantic.vectors.refresh())
+        let Some(semantic) = self.started() else { return Ok(()) };
+        match semantic.vectors.refresh() {
+            Err(ref e) if let Some(changed) = ModelChanged::of(e) => {
+                *self.displaced.lock() = Some(Unavailable(format!(
+                    "{changed}: another process embedded the store with that model; open the \
+                     store with the same embedder in every process"
+                )));
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     fn built_with(&self) -> Option<String> {

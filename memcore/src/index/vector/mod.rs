@@ -171,7 +171,6 @@ pub(crate) struct ModelChanged {
 
 impl ModelChanged {
     /// The [`ModelChanged`] behind `err`, if that is what `err` is.
-    #[cfg(test)]
     pub(crate) fn of(err: &Error) -> Option<&ModelChanged> {
         std::error::Error::source(err)?.downcast_ref()
     }
