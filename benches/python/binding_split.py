@@ -18,7 +18,7 @@ Not a test; nothing in the test suite runs it. The probes are removed on exit::
     /tmp/bench-venv/bin/python benches/python/binding_split.py --store /tmp/bench-store
 
 The store is any memcore store, e.g. the one ``binding_overhead.py --store`` or
-``chroma_compare.py`` built.
+``peers_compare.py`` built.
 """
 
 from __future__ import annotations
