@@ -31,7 +31,7 @@ use std::time::{Duration, SystemTime};
 
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnsw::Hnsw;
-use hnsw_rs::hnswio::HnswIo;
+use hnsw_rs::hnswio::{HnswIo, ReloadOptions};
 use hnsw_rs::prelude::Distance;
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
@@ -340,7 +340,7 @@ fn run(
     shared: &Shared,
 ) -> std::result::Result<(), String> {
     // The loader must outlive the graph it loads (declared first, dropped last).
-    let loader: HnswIo;
+    let mut loader: HnswIo;
     let hnsw: Hnsw<'_, f32, DotClamped>;
     let (indexed, dumped) = match source {
         Source::Build => {
@@ -355,8 +355,14 @@ fn run(
         }
         Source::Load(sidecar) => {
             let copy = PrivateCopy::make(&config.dir, &sidecar)?;
+            // The vectors stay in the dump, memory-mapped, rather than copied onto the heap:
+            // about 150 MB less per process at 97k rows, and processes that load the same
+            // dump share its pages. Removing the links after loading keeps the mapping (the
+            // dump files are never written again, only removed).
+            // (`load_hnsw`, not `load_hnsw_with_dist`, which ignores the mapping option.)
             loader = HnswIo::new(&config.dir, &copy.basename);
-            let loaded = loader.load_hnsw_with_dist(DotClamped);
+            loader.set_options(ReloadOptions::default().set_mmap(true));
+            let loaded = loader.load_hnsw::<f32, DotClamped>();
             drop(copy);
             hnsw = loaded.map_err(|e| format!("cannot load the graph dump: {e}"))?;
             if hnsw.get_nb_point() != sidecar.points {
