@@ -95,7 +95,7 @@ pub(crate) struct SemanticIndex {
     level: Mutex<bool>,
     /// Why semantic search stopped for this handle after it started: another process
     /// embedded the store again with another model.
-    displaced: Mutex<Option<Unavailable>>,
+    displaced: OnceLock<Unavailable>,
 }
 
 impl SemanticIndex {
@@ -106,7 +106,7 @@ impl SemanticIndex {
             choice,
             semantic: OnceLock::new(),
             level: Mutex::new(false),
-            displaced: Mutex::new(None),
+            displaced: OnceLock::new(),
         }
     }
 
@@ -125,8 +125,8 @@ impl SemanticIndex {
 
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
     pub(crate) fn semantic(&self) -> std::result::Result<&Semantic, Unavailable> {
-        if let Some(why) = self.displaced.lock().clone() {
-            return Err(why);
+        if let Some(why) = self.displaced.get() {
+            return Err(why.clone());
         }
         self.semantic.get_or_init(|| self.open()).as_ref().map_err(Clone::clone)
     }
@@ -256,7 +256,8 @@ impl DerivedIndex for SemanticIndex {
         let Some(semantic) = self.started() else { return Ok(()) };
         match semantic.vectors.refresh() {
             Err(ref e) if let Some(changed) = ModelChanged::of(e) => {
-                *self.displaced.lock() = Some(Unavailable(format!(
+                // The first displacement found is the one reported; it is final.
+                let _ = self.displaced.set(Unavailable(format!(
                     "{changed}: another process embedded the store with that model; open the \
                      store with the same embedder in every process"
                 )));
