@@ -37,6 +37,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::log::hash_file;
+use super::rows::Rows;
 use super::scan::dot;
 use crate::store::fsutil::{create_private_dir_all, write_atomic};
 use crate::{Error, Result};
@@ -193,9 +194,9 @@ pub(super) struct Found {
 enum Job {
     /// Find the `k` nearest of `query` with search width `ef`.
     Search { query: Vec<f32>, k: usize, ef: usize, reply: SyncSender<Found> },
-    /// Insert rows `ids` (ascending; vectors row-major in `vectors`); afterwards the graph
-    /// covers every live row below `upto`. `done` counts the rows inserted so far.
-    Insert { ids: Vec<usize>, vectors: Vec<f32>, upto: usize, done: usize },
+    /// Insert rows `ids` (ascending; their vectors in the snapshot `rows`); afterwards the
+    /// graph covers every live row below `upto`. `done` counts the rows inserted so far.
+    Insert { ids: Vec<usize>, rows: Rows, upto: usize, done: usize },
     /// Reply once every job sent before has been done.
     Barrier(SyncSender<()>),
     /// Dump now (if there is anything new) and reply with the outcome (tests and
@@ -269,12 +270,12 @@ impl GraphHandle {
         self.loaded_from.as_deref()
     }
 
-    /// Sends rows `ids` (ascending, all at or past [`GraphHandle::sent`]) with their vectors;
-    /// afterwards the graph will cover every live row below `upto`.
-    pub(super) fn insert(&mut self, ids: Vec<usize>, vectors: Vec<f32>, upto: usize) {
+    /// Sends rows `ids` (ascending, all at or past [`GraphHandle::sent`]) with a snapshot of
+    /// the rows that holds them; afterwards the graph will cover every live row below `upto`.
+    pub(super) fn insert(&mut self, ids: Vec<usize>, rows: Rows, upto: usize) {
         self.sent = upto;
         // A closed channel means the thread ended; `failed` will say so.
-        let _ = self.tx.send(Job::Insert { ids, vectors, upto, done: 0 });
+        let _ = self.tx.send(Job::Insert { ids, rows, upto, done: 0 });
     }
 
     /// Whether the graph is serving, and the rows it covers.
@@ -433,11 +434,10 @@ fn serve(
         }
         backlog = rest;
         match backlog.pop_front() {
-            Some(Job::Insert { ids, vectors, upto, done }) => {
-                let dim = config.dimension;
+            Some(Job::Insert { ids, rows, upto, done }) => {
                 let end = (done + INSERT_CHUNK).min(ids.len());
                 let batch: Vec<(&[f32], usize)> =
-                    (done..end).map(|i| (&vectors[i * dim..(i + 1) * dim], ids[i])).collect();
+                    ids[done..end].iter().map(|&id| (rows.get(id), id)).collect();
                 if batch.len() > 8 {
                     inserters.install(|| hnsw.parallel_insert_slice(&batch));
                 } else {
@@ -447,7 +447,7 @@ fn serve(
                 }
                 if end < ids.len() {
                     indexed = ids[end - 1] + 1;
-                    backlog.push_front(Job::Insert { ids, vectors, upto, done: end });
+                    backlog.push_front(Job::Insert { ids, rows, upto, done: end });
                 } else {
                     indexed = upto;
                 }

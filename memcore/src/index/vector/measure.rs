@@ -263,15 +263,15 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
         let (mut one, mut split) = (Vec::new(), Vec::new());
         for q in held_out {
             let start = Instant::now();
-            let a = scan::scan_one(&state.rows, DIM, q, 0..n, 10, &keep);
+            let a = scan::scan_one(&state.rows, q, 0..n, 10, &keep);
             one.push(start.elapsed());
             let start = Instant::now();
-            let b = scan::scan(&state.rows, DIM, q, 0..n, 10, &keep);
+            let b = scan::scan(&state.rows, q, 0..n, 10, &keep);
             split.push(start.elapsed());
             assert_eq!(a, b);
         }
         let one_cpu = cpu_per_query(held_out, &|q| {
-            let _ = scan::scan_one(&state.rows, DIM, q, 0..n, 10, &keep);
+            let _ = scan::scan_one(&state.rows, q, 0..n, 10, &keep);
         });
         println!(
             "exact scan kernel: cpu {:.2} ms; wall p50 one thread {:.2} ms, split {:.2} ms",

@@ -10,8 +10,9 @@
 //!   writer. When removed or replaced rows pass [`VectorOptions::compact_ratio`], the writer
 //!   rewrites the live rows into a new file (new generation) and renames it into place;
 //!   readers see the new inode and reload.
-//! - **Exact search** (`scan`): rows live in one contiguous `Vec<f32>`; a search is a
-//!   vectorised dot product per row and a bounded heap, split over a few threads when large.
+//! - **Exact search** (`scan`): rows live in chunks of 1,024 (`rows`), which the graph thread
+//!   shares instead of copying; a search is a vectorised dot product per row and a bounded
+//!   heap, split over a few threads when large.
 //!   From [`VectorOptions::quantized_scan_min_rows`] rows it reads the rows' sign bits
 //!   instead (`quantized`, a thirty-second of the bytes: the scan is bound by memory
 //!   bandwidth) and scores the short list nearest in Hamming distance exactly, so results keep
@@ -35,6 +36,7 @@ mod graph;
 mod log;
 mod persist;
 mod quantized;
+mod rows;
 mod scan;
 mod search;
 mod state;

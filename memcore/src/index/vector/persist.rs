@@ -169,7 +169,6 @@ impl VectorIndex {
     /// the graph (its ids were the old row numbers) and the old dumps.
     pub(super) fn compact(&self, state: &mut State) -> Result<()> {
         let header = self.header();
-        let dim = self.dimension;
         let live: Vec<usize> =
             (0..state.row_count()).filter(|&r| state.metas[r].is_some()).collect();
         let mut encode_failure = None;
@@ -177,7 +176,7 @@ impl VectorIndex {
             let mut buf = Vec::with_capacity(64 * 1024);
             for &row in &live {
                 let Some(meta) = &state.metas[row] else { continue };
-                if let Err(e) = log::encode_add(&mut buf, meta, state.vector(row, dim)) {
+                if let Err(e) = log::encode_add(&mut buf, meta, state.vector(row)) {
                     encode_failure = Some(e);
                     return Err(std::io::Error::other("encoding failed"));
                 }

@@ -8,6 +8,7 @@ use std::ops::Range;
 use simsimd::SpatialSimilarity;
 
 use super::quantized::{QuantizedRows, QueryCodes};
+use super::rows::Rows;
 
 /// Rows below which a scan stays on the calling thread (spawning costs more than it saves).
 const PARALLEL_MIN_ROWS: usize = 16_384;
@@ -104,20 +105,19 @@ impl TopK {
     }
 }
 
-/// Scans `range` of the row-major `rows` (`dim` floats each), keeping rows for which `keep`
-/// holds, and returns the `k` most similar to `query`, best first.
+/// Scans `range` of `rows`, keeping rows for which `keep` holds, and returns the `k` most
+/// similar to `query`, best first.
 ///
 /// Large ranges are split over a few scoped threads (each with its own top-k, merged after).
 pub(super) fn scan(
-    rows: &[f32],
-    dim: usize,
+    rows: &Rows,
     query: &[f32],
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<(u32, f32)> {
-    let range = within(range, rows, dim);
-    top_k(range, k, keep, &|r| dot(query, &rows[r * dim..(r + 1) * dim])).into_sorted()
+    let range = within(range, rows);
+    top_k(range, k, keep, &|r| dot(query, rows.get(r))).into_sorted()
 }
 
 /// [`scan`] through the sign bits of the rows: the [`shortlist`] rows nearest by Hamming
@@ -125,15 +125,14 @@ pub(super) fn scan(
 /// with exact scores. Reads a thirty-second of the bytes [`scan`] reads; a row whose signs
 /// rank it below the short list while its exact score would make the top `k` is missed.
 pub(super) fn scan_quantized(
-    rows: &[f32],
+    rows: &Rows,
     quantized: &QuantizedRows,
-    dim: usize,
     query: &[f32],
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<(u32, f32)> {
-    let range = within(range.start..range.end.min(quantized.len()), rows, dim);
+    let range = within(range.start..range.end.min(quantized.len()), rows);
     let codes = QueryCodes::new(query);
     let wanted = shortlist(k, range.len());
     let mut short: Vec<u32> =
@@ -143,7 +142,7 @@ pub(super) fn scan_quantized(
     let mut top = TopK::new(k);
     for row in short {
         let r = row as usize;
-        top.push(row, dot(query, &rows[r * dim..(r + 1) * dim]));
+        top.push(row, dot(query, rows.get(r)));
     }
     top.into_sorted()
 }
@@ -157,9 +156,9 @@ pub(super) fn shortlist(k: usize, rows: usize) -> usize {
     (rows / 50).max(k.saturating_mul(20)).max(1024)
 }
 
-/// `range` cut to the rows that `rows` (`dim` floats each) holds.
-fn within(range: Range<usize>, rows: &[f32], dim: usize) -> Range<usize> {
-    range.start..range.end.min(rows.len() / dim.max(1))
+/// `range` cut to the rows that `rows` holds.
+fn within(range: Range<usize>, rows: &Rows) -> Range<usize> {
+    range.start..range.end.min(rows.len())
 }
 
 /// The `k` best rows of `range` by `score` among those `keep` lets through, split over a few
@@ -204,15 +203,14 @@ where
 /// [`scan`] on the calling thread only (for measurements).
 #[cfg(test)]
 pub(super) fn scan_one(
-    rows: &[f32],
-    dim: usize,
+    rows: &Rows,
     query: &[f32],
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<(u32, f32)> {
-    let range = within(range, rows, dim);
-    top_k_here(range, k, keep, &|r| dot(query, &rows[r * dim..(r + 1) * dim])).into_sorted()
+    let range = within(range, rows);
+    top_k_here(range, k, keep, &|r| dot(query, rows.get(r))).into_sorted()
 }
 
 /// [`top_k`] on the calling thread.

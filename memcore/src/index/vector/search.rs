@@ -134,16 +134,12 @@ impl VectorIndex {
             }
         }
         let rows = state.row_count();
-        let dim = self.dimension;
         let State { graph, metas, rows: vectors, .. } = state;
         let Some(graph) = graph else { return };
         if graph.sent() < rows {
             let ids: Vec<usize> = (graph.sent()..rows).filter(|&r| metas[r].is_some()).collect();
-            let mut data = Vec::with_capacity(ids.len() * dim);
-            for &r in &ids {
-                data.extend_from_slice(&vectors[r * dim..(r + 1) * dim]);
-            }
-            graph.insert(ids, data, rows);
+            // A snapshot of the rows: shared, not copied, so the lock is released at once.
+            graph.insert(ids, vectors.clone(), rows);
         }
         if !self.options.background {
             graph.barrier();
@@ -159,7 +155,6 @@ impl VectorIndex {
         filter: &DocFilter,
         allow: Option<&HashSet<MemoryRef>>,
     ) -> Vec<(MemoryRef, f32)> {
-        let dim = self.dimension;
         let unfiltered = filter.is_empty();
         let keep = |row: usize| {
             state.metas[row].as_ref().is_some_and(|meta| {
@@ -175,7 +170,7 @@ impl VectorIndex {
                     if let Some(&row) = state.by_key.get(key)
                         && keep(row as usize)
                     {
-                        top.push(row, scan::dot(query, state.vector(row as usize, dim)));
+                        top.push(row, scan::dot(query, state.vector(row as usize)));
                     }
                 }
                 top.into_sorted()
@@ -283,7 +278,7 @@ impl VectorIndex {
             for &(row, _) in &found.hits {
                 if row < found.indexed && row < rows && keep(row) {
                     // Rescored here, so graph and exact scan give identical scores.
-                    top.push(row as u32, scan::dot(query, state.vector(row, dim)));
+                    top.push(row as u32, scan::dot(query, state.vector(row)));
                     kept += 1;
                 }
             }
@@ -331,11 +326,10 @@ impl VectorIndex {
         k: usize,
         keep: &(dyn Fn(usize) -> bool + Sync),
     ) -> Vec<(u32, f32)> {
-        let dim = self.dimension;
         if range.len() >= self.options.quantized_scan_min_rows {
-            scan::scan_quantized(&state.rows, &state.quantized, dim, query, range, k, keep)
+            scan::scan_quantized(&state.rows, &state.quantized, query, range, k, keep)
         } else {
-            scan::scan(&state.rows, dim, query, range, k, keep)
+            scan::scan(&state.rows, query, range, k, keep)
         }
     }
 

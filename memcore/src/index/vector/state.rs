@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 
 use super::graph::GraphHandle;
-use super::log::{self, Entry, FileId};
+use super::log::{Entry, FileId};
 use super::quantized::QuantizedRows;
+use super::rows::Rows;
 use super::{DocMeta, GUARD_STRIDE};
 use crate::MemoryRef;
 
@@ -27,8 +28,8 @@ pub(super) struct LogPos {
 pub(super) struct State {
     /// The log read, `None` when there is no log file (yet, or any more).
     pub(super) log: Option<LogPos>,
-    /// Every row's vector, row-major, including removed rows (until compaction).
-    pub(super) rows: Vec<f32>,
+    /// Every row's vector, including removed rows (until compaction).
+    pub(super) rows: Rows,
     /// The same rows as sign bits, for large scans.
     pub(super) quantized: QuantizedRows,
     /// Every row's metadata; `None` once removed or replaced.
@@ -63,8 +64,8 @@ impl State {
     }
 
     /// The vector of `row`.
-    pub(super) fn vector(&self, row: usize, dim: usize) -> &[f32] {
-        &self.rows[row * dim..(row + 1) * dim]
+    pub(super) fn vector(&self, row: usize) -> &[f32] {
+        self.rows.get(row)
     }
 
     /// Applies one log entry (replay and fresh writes go through here alike).
@@ -72,11 +73,10 @@ impl State {
         match entry {
             Entry::Add { meta, vector } => {
                 let row = self.metas.len() as u32;
-                let start = self.rows.len();
-                log::decode_vector(vector, &mut self.rows);
-                self.quantized.push(&self.rows[start..]);
+                let floats = self.rows.push_encoded(vector);
+                self.quantized.push(floats);
                 if (row as usize).is_multiple_of(GUARD_STRIDE) {
-                    log::decode_vector(vector, &mut self.guard);
+                    self.guard.extend_from_slice(floats);
                 }
                 if let Some(old) = self.by_key.insert(meta.key.clone(), row) {
                     self.kill(old);

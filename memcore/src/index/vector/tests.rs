@@ -8,6 +8,7 @@ use std::path::Path;
 use chrono::DateTime;
 
 use super::graph::GraphHandle;
+use super::rows::Rows;
 use super::*;
 use crate::{Category, MemoryRef, Status};
 
@@ -475,7 +476,7 @@ fn background_graph_starts_at_the_second_search() {
         state
             .by_key
             .iter()
-            .map(|(key, &r)| (meta(&key.to_string(), &[]), state.vector(r as usize, 384).to_vec()))
+            .map(|(key, &r)| (meta(&key.to_string(), &[]), state.vector(r as usize).to_vec()))
             .collect()
     };
     index.upsert(&items).expect("upsert");
@@ -553,14 +554,14 @@ fn the_guard_catches_rows_the_graph_search_missed() {
         }
         let rows = state.row_count();
         let graph = state.graph.as_mut().expect("graph");
-        graph.insert(Vec::new(), Vec::new(), rows);
+        graph.insert(Vec::new(), Rows::default(), rows);
         assert!(graph.barrier());
     }
     assert_eq!(index.wait_for_graph(), Some(65));
     {
         let state = index.state.read();
         assert_eq!(state.guard.len(), 3 * 384, "rows 0, 32 and 64 are in the guard sample");
-        assert_eq!(&state.guard[2 * 384..], state.vector(64, 384));
+        assert_eq!(&state.guard[2 * 384..], state.vector(64));
     }
     let found = search(&index, &queries[5], 2);
     assert_eq!(keys(&found)[0], "late/r64", "found by the scan after the guard fired: {found:?}");
@@ -647,7 +648,7 @@ fn the_sign_bit_scan_returns_the_float_scans_neighbours_with_exact_scores() {
                 let exact = truth.iter().find(|(k, _)| k == key).map(|(_, s)| *s);
                 let state = writer.state.read();
                 let row = state.by_key[key] as usize;
-                assert_eq!(*score, scan::dot(&query, state.vector(row, 384)), "exact score");
+                assert_eq!(*score, scan::dot(&query, state.vector(row)), "exact score");
                 let name = key.to_string();
                 assert!(filter.collections.is_empty() || name.starts_with("c2/"), "{name}");
                 assert!(name != "c0/r0" && name != "c1/r1", "{name} was removed");
