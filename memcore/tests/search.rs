@@ -11,8 +11,8 @@ use std::fs;
 use std::path::Path;
 
 use memcore::{
-    Category, Config, EmbeddingConfig, Memcore, MemoryUpdate, NewMemory, PutMode, Query,
-    SearchMode, Status,
+    Category, Config, EmbeddingConfig, Maintenance, Memcore, MemoryUpdate, NewMemory, PutMode,
+    Query, SearchMode, Status,
 };
 
 const NOTES: [(&str, &str, &str, &[&str]); 6] = [
@@ -391,4 +391,46 @@ fn two_handles_see_each_others_writes() {
             "{mode}"
         );
     }
+}
+
+/// The `CaughtUp` work a search reports, if any: `(indexed, removed)`.
+fn caught_up(results: &memcore::SearchResults) -> Option<(usize, usize)> {
+    results.maintenance.iter().find_map(|m| match m {
+        Maintenance::CaughtUp { indexed, removed, .. } => Some((*indexed, *removed)),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_write_without_the_model_is_caught_up_by_every_handle_and_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let with_model = store(&path);
+    let semantic = |query: &str| Query::new(query).mode(SearchMode::Semantic).limit(1);
+    // The first handle compares the indexes once and stamps them level...
+    with_model.search(&semantic("batched GPU launches")).unwrap();
+    // ...so a new handle searches without comparing them again.
+    let fresh = Memcore::open(&path).unwrap();
+    let results = fresh.search(&semantic("batched GPU launches")).unwrap();
+    assert_eq!(caught_up(&results), None, "{:?}", results.maintenance);
+    assert_eq!(results.hits[0].memory.id.as_str(), "gpu");
+
+    // A handle without the model writes: its memory has no vector.
+    let config = Config {
+        embedding: EmbeddingConfig { enabled: true, model_dir: Some(dir.path().join("none")) },
+        ..Config::default()
+    };
+    let without = Memcore::builder().path(&path).config(config).open().unwrap();
+    without.put(NewMemory::new("Axolotls regrow their limbs.").id("axolotl")).unwrap();
+
+    // Both handles with the model embed it at their next semantic search: the one that was
+    // level already, and a new one. Whichever catches up first stamps the indexes level.
+    let results = with_model.search(&semantic("salamander regenerating legs")).unwrap();
+    assert_eq!(caught_up(&results), Some((1, 0)), "{:?}", results.maintenance);
+    assert_eq!(results.hits[0].memory.id.as_str(), "axolotl");
+    let results = Memcore::open(&path).unwrap().search(&semantic("salamander legs")).unwrap();
+    assert_eq!(caught_up(&results), None, "{:?}", results.maintenance);
+    assert_eq!(results.hits[0].memory.id.as_str(), "axolotl");
+    let report = fresh.verify().unwrap();
+    assert!(report.index("vector").unwrap().is_clean(), "{report:?}");
 }

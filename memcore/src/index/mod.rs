@@ -30,7 +30,7 @@ pub(crate) use semantic::{EmbedderChoice, Semantic, SemanticIndex};
 pub(crate) use set::IndexSet;
 pub(crate) use text::TextIndex;
 pub use vector::GraphStatus;
-pub(crate) use vector::{MAX_DIMENSION, ModelChanged, VectorIndex};
+pub(crate) use vector::{MAX_DIMENSION, ModelChanged, VectorIndex, remove_level_stamp};
 
 use crate::{MemoryRef, Result};
 

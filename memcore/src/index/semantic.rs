@@ -10,10 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use parking_lot::{Mutex, MutexGuard};
-
 use super::{
     Applied, DerivedIndex, GraphStatus, IndexDoc, ModelChanged, Staged, Unavailable, VectorIndex,
+    remove_level_stamp,
 };
 use crate::concurrent::alongside;
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
@@ -90,9 +89,6 @@ pub(crate) struct SemanticIndex {
     choice: EmbedderChoice,
     /// The embedder and vectors once set up, or why they cannot be.
     semantic: OnceLock<std::result::Result<Semantic, Unavailable>>,
-    /// Whether the vectors are known to be level with the full-text index since this handle
-    /// last brought them level (a change they could not take makes it false).
-    level: Mutex<bool>,
     /// Why semantic search stopped for this handle after it started: another process
     /// embedded the store again with another model.
     displaced: OnceLock<Unavailable>,
@@ -105,22 +101,32 @@ impl SemanticIndex {
             dir: dir.to_path_buf(),
             choice,
             semantic: OnceLock::new(),
-            level: Mutex::new(false),
             displaced: OnceLock::new(),
         }
     }
 
-    /// Whether the vectors are known to be level with the full-text index. Set it only while
-    /// holding the index lock (writers clear it under that lock), and never hold the guard
-    /// across a write to this index, which may clear it.
-    pub(crate) fn level(&self) -> MutexGuard<'_, bool> {
-        self.level.lock()
+    /// Whether the vectors are known to be level with the full-text index: stamped so by the
+    /// last process that compared them (any process's write that could not embed removes the
+    /// stamp). See `vector::stamp`.
+    pub(crate) fn is_level(&self) -> bool {
+        self.started().is_some_and(|semantic| semantic.vectors.stamped_level())
     }
 
-    /// Notes that the vectors missed a change: the next semantic search catches them up.
-    fn lagging(&self, why: String) -> Applied {
-        *self.level.lock() = false;
-        Applied::Lagging(why)
+    /// Records that the vectors are level with the full-text index. Only while holding the
+    /// index lock, right after comparing the two or making them level.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the stamp cannot be written.
+    pub(crate) fn mark_level(&self) -> Result<()> {
+        self.started().map_or(Ok(()), |semantic| semantic.vectors.stamp_level())
+    }
+
+    /// Notes, durably, that the vectors missed a change: the next semantic search (in any
+    /// process) catches them up.
+    fn lagging(&self, why: String) -> Result<Applied> {
+        remove_level_stamp(&self.dir)?;
+        Ok(Applied::Lagging(why))
     }
 
     /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
@@ -221,15 +227,15 @@ impl DerivedIndex for SemanticIndex {
     fn apply(&self, upserts: &[IndexDoc], removed: &[MemoryRef]) -> Result<Applied> {
         let semantic = match self.semantic() {
             Ok(semantic) => semantic,
-            Err(why) => return Ok(self.lagging(why.0)),
+            Err(why) => return self.lagging(why.0),
         };
         semantic.vectors.remove(removed)?;
         // Every writer embeds what it writes, so other processes' vectors stay current; a
         // model failure leaves the text index updated, and the vectors catch up later.
-        Ok(match semantic.embed_into(upserts) {
-            Ok(()) => Applied::Done,
+        match semantic.embed_into(upserts) {
+            Ok(()) => Ok(Applied::Done),
             Err(e) => self.lagging(format!("not embedded: {}", e.report())),
-        })
+        }
     }
 
     /// Without the model nothing is cleared: vectors another process made stay, and the
@@ -296,7 +302,7 @@ impl Staged for StagedVectors<'_> {
         let Self { index, semantic, texts, vectors } = *self;
         let mut vectors = match vectors {
             Ok(vectors) => vectors,
-            Err(e) => return Ok(index.lagging(format!("not embedded: {}", e.report()))),
+            Err(e) => return index.lagging(format!("not embedded: {}", e.report())),
         };
         // A changed memory keeps its vector when the text it was embedded from is the same.
         let mut reembed = Vec::new();
@@ -311,7 +317,7 @@ impl Staged for StagedVectors<'_> {
         if !reembed.is_empty() {
             match semantic.embed(&fresh_texts) {
                 Ok(fresh) => reembed.iter().zip(fresh).for_each(|(&i, v)| vectors[i] = v),
-                Err(e) => return Ok(index.lagging(format!("not embedded: {}", e.report()))),
+                Err(e) => return index.lagging(format!("not embedded: {}", e.report())),
             }
         }
         semantic.vectors.remove(replaced)?;
@@ -328,7 +334,7 @@ struct NotStaged<'a> {
 
 impl Staged for NotStaged<'_> {
     fn publish(self: Box<Self>, _: &[IndexDoc], _: &[usize], _: &[MemoryRef]) -> Result<Applied> {
-        Ok(self.index.lagging("semantic search is unavailable".into()))
+        self.index.lagging("semantic search is unavailable".into())
     }
 }
 

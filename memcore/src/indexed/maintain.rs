@@ -257,7 +257,7 @@ impl IndexedStore {
         if indexes.iter().any(|(index, rebuild)| {
             index.name() == self.indexes.vectors.name() && rebuild.unavailable.is_none()
         }) {
-            *self.indexes.vectors.level() = true;
+            self.indexes.vectors.mark_level()?;
         }
         let indexes =
             indexes.into_iter().map(|(index, rebuild)| (index.name().to_owned(), rebuild));

@@ -91,7 +91,7 @@ impl IndexedStore {
         &self,
     ) -> std::result::Result<(&Semantic, Option<Maintenance>), Unavailable> {
         let semantic = self.indexes.vectors.semantic()?;
-        if *self.indexes.vectors.level() {
+        if self.indexes.vectors.is_level() {
             return Ok((semantic, None));
         }
         let lagging = |e: crate::Error| {
@@ -103,7 +103,7 @@ impl IndexedStore {
             return Ok((semantic, None));
         };
         let done = self.catch_up_locked(&self.indexes.vectors).map_err(lagging)?;
-        *self.indexes.vectors.level() = true;
+        self.indexes.vectors.mark_level().map_err(lagging)?;
         Ok((semantic, done))
     }
 }

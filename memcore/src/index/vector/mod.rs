@@ -39,6 +39,7 @@ mod quantized;
 mod rows;
 mod scan;
 mod search;
+mod stamp;
 mod state;
 
 #[cfg(test)]
@@ -56,6 +57,7 @@ use std::sync::atomic::AtomicUsize;
 use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 
 use self::log::Header;
+pub(crate) use self::stamp::remove_level_stamp;
 use self::state::State;
 use super::{DocFilter, DocMeta};
 use crate::store::fsutil::create_private_dir_all;

@@ -168,6 +168,7 @@ impl VectorIndex {
     /// Rewrites the log with the live rows only, in row order, under a new generation; drops
     /// the graph (its ids were the old row numbers) and the old dumps.
     pub(super) fn compact(&self, state: &mut State) -> Result<()> {
+        let stamped = self.stamp_names(state);
         let header = self.header();
         let live: Vec<usize> =
             (0..state.row_count()).filter(|&r| state.metas[r].is_some()).collect();
@@ -190,6 +191,11 @@ impl VectorIndex {
         .map_err(|e| encode_failure.take().unwrap_or(e))?;
         graph::discard_dump(&self.graph_dir);
         state.graph = None;
-        self.reload(state)
+        self.reload(state)?;
+        if stamped && let Some(generation) = state.generation() {
+            // Best effort: without the stamp, the next process compares the indexes again.
+            let _ = self.write_stamp(generation);
+        }
+        Ok(())
     }
 }

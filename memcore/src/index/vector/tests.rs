@@ -344,6 +344,37 @@ fn compaction_keeps_results_identical() {
     assert_eq!(before, reread);
 }
 
+#[test]
+fn the_level_stamp_survives_compaction_but_not_a_clear_or_its_removal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
+    let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    let items: Vec<_> = (0..20).map(|i| (meta(&format!("m/{i:02}"), &[]), axis(i, 0.1))).collect();
+    index.upsert(&items).expect("upsert");
+    assert!(!index.stamped_level(), "not stamped until someone compares");
+    index.stamp_level().expect("stamp");
+    assert!(index.stamped_level());
+    let other = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    assert!(other.stamped_level(), "another process sees the stamp");
+
+    // Replacing every row compacts the log under a new generation: still stamped.
+    let generation = index.state.read().generation();
+    index.upsert(&items).expect("replace");
+    assert_ne!(index.state.read().generation(), generation, "compacted");
+    assert!(index.stamped_level());
+    assert!(!other.stamped_level(), "names a generation the other process has not read");
+    other.refresh().expect("refresh");
+    assert!(other.stamped_level());
+
+    remove_level_stamp(dir.path()).expect("remove");
+    assert!(!index.stamped_level() && !other.stamped_level());
+    remove_level_stamp(dir.path()).expect("removing no stamp is fine");
+
+    index.stamp_level().expect("stamp");
+    index.clear().expect("clear");
+    assert!(!index.stamped_level(), "a cleared log is not level with anything");
+}
+
 /// Opens an index of the reference vectors (plus `extra` copies with other keys), with a graph
 /// from `threshold` rows.
 fn reference_index(dir: &Path, threshold: usize, persist: bool) -> VectorIndex {
