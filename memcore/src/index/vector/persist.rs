@@ -11,6 +11,9 @@ use crate::Error;
 use crate::Result;
 use crate::store::fsutil::create_private_dir_all;
 
+/// Bytes of a log record besides its vector, about: head, tag and JSON metadata.
+const RECORD_GUESS: usize = 200;
+
 impl VectorIndex {
     /// A header for a new log of this index.
     pub(super) fn header(&self) -> Header {
@@ -143,7 +146,11 @@ impl VectorIndex {
                 REBUILD,
             ));
         }
-        let mut fresh = State::default();
+        // Room for the rows the file holds at about 200 bytes of metadata each: the maps then
+        // never grow (and copy themselves) while loading.
+        let record = (RECORD_GUESS + self.dimension * 4) as u64;
+        let rows = usize::try_from(len.saturating_sub(start) / record).unwrap_or(0);
+        let mut fresh = State::with_capacity(rows, self.dimension);
         let end =
             log::read_file_records(&file, &self.path, start, len, self.dimension, &mut |entry| {
                 fresh.apply(entry)

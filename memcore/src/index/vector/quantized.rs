@@ -30,6 +30,11 @@ fn bytes_per_row(dim: usize) -> usize {
 }
 
 impl QuantizedRows {
+    /// Room for about `rows` rows of `dim` components (a hint).
+    pub(super) fn with_capacity(rows: usize, dim: usize) -> Self {
+        Self { codes: Vec::with_capacity(rows * bytes_per_row(dim)), rows: 0 }
+    }
+
     /// Appends the sign bits of `vector` as the next row.
     pub(super) fn push(&mut self, vector: &[f32]) {
         encode(vector, &mut self.codes);
