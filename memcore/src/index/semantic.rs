@@ -129,12 +129,23 @@ impl SemanticIndex {
         Ok(Applied::Lagging(why))
     }
 
-    /// The embedder and vectors, set up on first use; `Err` says why semantic search is off.
+    /// The embedder and vectors, set up on first use (for a write: the vectors are read
+    /// only if a later read needs them); `Err` says why semantic search is off.
     pub(crate) fn semantic(&self) -> std::result::Result<&Semantic, Unavailable> {
+        self.set_up(false)
+    }
+
+    /// [`SemanticIndex::semantic`] for a search: on first use the vectors are read while the
+    /// model loads.
+    pub(crate) fn searchable(&self) -> std::result::Result<&Semantic, Unavailable> {
+        self.set_up(true)
+    }
+
+    fn set_up(&self, read_vectors: bool) -> std::result::Result<&Semantic, Unavailable> {
         if let Some(why) = self.displaced.get() {
             return Err(why.clone());
         }
-        self.semantic.get_or_init(|| self.open()).as_ref().map_err(Clone::clone)
+        self.semantic.get_or_init(|| self.open(read_vectors)).as_ref().map_err(Clone::clone)
     }
 
     /// The embedder and vectors if they were set up already (nothing is loaded to answer).
@@ -147,10 +158,15 @@ impl SemanticIndex {
         self.started().map(|semantic| semantic.vectors.graph_status())
     }
 
-    fn open(&self) -> std::result::Result<Semantic, Unavailable> {
+    fn open(&self, read_vectors: bool) -> std::result::Result<Semantic, Unavailable> {
         let unavailable = |e: Error| Unavailable(e.report());
-        let open =
-            |dimension: usize, model_id: &str| VectorIndex::open(&self.dir, dimension, model_id);
+        let open = |dimension: usize, model_id: &str| {
+            let vectors = VectorIndex::open(&self.dir, dimension, model_id)?;
+            if read_vectors {
+                vectors.load()?;
+            }
+            Ok(vectors)
+        };
         let (embedder, opened): (Arc<dyn Embedder>, _) = match &self.choice {
             EmbedderChoice::Off => {
                 return Err(Unavailable("semantic search is turned off in the config".into()));
@@ -252,7 +268,7 @@ impl DerivedIndex for SemanticIndex {
                 "install the embedding model (`memcore model` says how)",
             )
         })?;
-        Ok(semantic.vectors.hashes())
+        semantic.vectors.hashes()
     }
 
     /// Reads what other processes appended. When one of them embedded the store again with

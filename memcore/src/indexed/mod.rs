@@ -90,7 +90,7 @@ impl IndexedStore {
     pub(crate) fn semantic(
         &self,
     ) -> std::result::Result<(&Semantic, Option<Maintenance>), Unavailable> {
-        let semantic = self.indexes.vectors.semantic()?;
+        let semantic = self.indexes.vectors.searchable()?;
         if self.indexes.vectors.is_level() {
             return Ok((semantic, None));
         }

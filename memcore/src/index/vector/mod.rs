@@ -41,6 +41,7 @@ mod scan;
 mod search;
 mod stamp;
 mod state;
+mod unread;
 
 #[cfg(test)]
 mod measure;
@@ -54,7 +55,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
 
-use parking_lot::{RwLock, RwLockUpgradableReadGuard};
+use parking_lot::{RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
 
 use self::log::Header;
 pub(crate) use self::stamp::remove_level_stamp;
@@ -235,7 +236,7 @@ impl fmt::Debug for VectorIndex {
             .field("dir", &self.dir)
             .field("model_id", &self.model_id)
             .field("dimension", &self.dimension)
-            .field("len", &self.len())
+            .field("loaded", &self.state.read().loaded)
             .finish_non_exhaustive()
     }
 }
@@ -287,8 +288,36 @@ impl VectorIndex {
         let header =
             Header { dimension, model_id: model_id.to_owned(), generation: fresh_generation() };
         log::create(&index.dir, &index.path, &header)?;
-        index.reload(&mut index.state.write())?;
+        // The rows are read on first use (a process that only writes never reads them), the
+        // header now: a log of another model is an error of opening.
+        if let Some((file, _, _)) = log::open(&index.path)? {
+            index.checked_header(&file)?;
+        }
         Ok(index)
+    }
+
+    /// Reads the log now if this process has not yet (reads do on first use): to read it
+    /// beside other work, such as loading the model.
+    ///
+    /// # Errors
+    ///
+    /// As [`VectorIndex::open`].
+    pub(crate) fn load(&self) -> Result<()> {
+        self.loaded_state().map(drop)
+    }
+
+    /// The state, with the log read.
+    fn loaded_state(&self) -> Result<RwLockReadGuard<'_, State>> {
+        let state = self.state.read();
+        if state.loaded {
+            return Ok(state);
+        }
+        drop(state);
+        let mut state = self.state.write();
+        if !state.loaded {
+            self.reload(&mut state)?;
+        }
+        Ok(RwLockWriteGuard::downgrade(state))
     }
 
     /// The embedding model of the vectors.
@@ -302,9 +331,10 @@ impl VectorIndex {
         self.dimension
     }
 
-    /// Live entries (as of the last read of the log).
+    /// Live entries (reading the log if this process has not yet; 0 if it cannot).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.state.read().by_key.len()
+        self.loaded_state().map_or(0, |state| state.by_key.len())
     }
 
     /// Whether there are no live entries.
@@ -329,29 +359,33 @@ impl VectorIndex {
     /// The metadata stored with `key`.
     #[cfg(test)]
     pub(crate) fn meta(&self, key: &MemoryRef) -> Option<DocMeta> {
-        let state = self.state.read();
+        let state = self.loaded_state().ok()?;
         let row = *state.by_key.get(key)?;
         state.metas[row as usize].clone()
     }
 
     /// Every live key with the content hash it was embedded from (for `verify`).
-    pub(crate) fn hashes(&self) -> HashMap<MemoryRef, String> {
-        let state = self.state.read();
-        state
+    ///
+    /// # Errors
+    ///
+    /// As [`VectorIndex::open`], when the log is read now.
+    pub(crate) fn hashes(&self) -> Result<HashMap<MemoryRef, String>> {
+        let state = self.loaded_state()?;
+        Ok(state
             .by_key
             .iter()
             .filter_map(|(key, &row)| {
                 Some((key.clone(), state.metas[row as usize].as_ref()?.hash.clone()))
             })
-            .collect()
+            .collect())
     }
 
     /// [`VectorIndex::hashes`], sorted by key.
     #[cfg(test)]
-    pub(crate) fn all_keys(&self) -> Vec<(MemoryRef, String)> {
-        let mut keys: Vec<_> = self.hashes().into_iter().collect();
+    pub(crate) fn all_keys(&self) -> Result<Vec<(MemoryRef, String)>> {
+        let mut keys: Vec<_> = self.hashes()?.into_iter().collect();
         keys.sort();
-        keys
+        Ok(keys)
     }
 
     /// Adds or replaces the vectors of `items` (by `meta.key`), durably.
@@ -387,6 +421,17 @@ impl VectorIndex {
             return Ok(());
         }
         let mut state = self.state.write();
+        if !state.loaded {
+            // Without the key map, every key gets a record (removing an absent key is a no-op).
+            let mut buf = Vec::new();
+            for key in keys {
+                log::encode_remove(&mut buf, &key.to_string());
+            }
+            if self.append_unread(&mut state, &buf)? {
+                return Ok(());
+            }
+            self.reload(&mut state)?;
+        }
         self.catch_up(&mut state)?;
         let mut buf = Vec::new();
         for key in keys {
@@ -426,7 +471,8 @@ impl VectorIndex {
     /// model; [`Error::Io`].
     pub(crate) fn refresh(&self) -> Result<()> {
         let state = self.state.upgradable_read();
-        if !self.log_changed(&state)? && !self.graph_needs_care(&state) {
+        // Nothing read, nothing to bring up to date (the first read reads everything).
+        if !state.loaded || (!self.log_changed(&state)? && !self.graph_needs_care(&state)) {
             return Ok(());
         }
         let mut state = RwLockUpgradableReadGuard::upgrade(state);

@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 
 use super::log::{self, FileId, Header, HeaderRead};
 use super::state::{LogPos, State};
-use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph};
+use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph, unread};
 use crate::Error;
 use crate::Result;
 use crate::store::fsutil::create_private_dir_all;
@@ -24,9 +24,17 @@ impl VectorIndex {
         }
     }
 
-    /// Catches up with the log, then appends `buf` (encoded records) and applies it.
+    /// Appends `buf` (encoded records): without loading the log when this process has not
+    /// and where it ends is known (see `unread`); otherwise catches up with the log, appends
+    /// and applies.
     pub(super) fn write(&self, buf: &[u8]) -> Result<()> {
         let mut state = self.state.write();
+        if !state.loaded {
+            if self.append_unread(&mut state, buf)? {
+                return Ok(());
+            }
+            self.reload(&mut state)?;
+        }
         self.catch_up(&mut state)?;
         self.append(&mut state, buf)
     }
@@ -51,6 +59,9 @@ impl VectorIndex {
         state.log = Some(LogPos { offset: end, seen_len: end, ..pos });
         if self.compaction_due(state) {
             self.compact(state)?;
+        }
+        if let Some(pos) = state.log {
+            unread::record_end(&self.dir, pos.generation, pos.offset);
         }
         self.tend_graph(state);
         Ok(())
@@ -115,15 +126,16 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// Reads the whole log into `state` (keeping the graph if the generation is unchanged).
-    pub(super) fn reload(&self, state: &mut State) -> Result<()> {
-        let Some((file, id, len)) = log::open(&self.path)? else {
-            state.reset(None);
-            return Ok(());
-        };
+    /// The header of the log `file`, and where its records start.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Index`] for a header this code cannot use, or (with a [`ModelChanged`]
+    /// source) one of another model or dimension; [`Error::Io`].
+    pub(super) fn checked_header(&self, file: &std::fs::File) -> Result<(Header, u64)> {
         let io_failed =
             |e| Error::io(format!("reading the vector index {}", self.path.display()), e);
-        let (header, start) = match Header::read(&file).map_err(io_failed)? {
+        let (header, start) = match Header::read(file).map_err(io_failed)? {
             HeaderRead::Valid(header, start) => (header, start),
             HeaderRead::Unusable(why) => {
                 return Err(Error::index(
@@ -146,6 +158,16 @@ impl VectorIndex {
                 REBUILD,
             ));
         }
+        Ok((header, start))
+    }
+
+    /// Reads the whole log into `state` (keeping the graph if the generation is unchanged).
+    pub(super) fn reload(&self, state: &mut State) -> Result<()> {
+        let Some((file, id, len)) = log::open(&self.path)? else {
+            state.reset(None);
+            return Ok(());
+        };
+        let (header, start) = self.checked_header(&file)?;
         // Room for the rows the file holds at about 200 bytes of metadata each: the maps then
         // never grow (and copy themselves) while loading.
         let record = (RECORD_GUESS + self.dimension * 4) as u64;

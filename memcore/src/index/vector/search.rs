@@ -38,7 +38,7 @@ impl VectorIndex {
         // call) is better served by the exact scan than by loading or building a graph.
         let searches = self.searches.fetch_add(1, Ordering::Relaxed) + 1;
         let (found, care) = {
-            let state = self.state.read();
+            let state = self.loaded_state()?;
             let care = self.graph_needs_care(&state)
                 || (state.graph.is_none()
                     && (searches >= 2 || !self.options.background)

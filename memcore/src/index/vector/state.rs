@@ -26,6 +26,11 @@ pub(super) struct LogPos {
 /// The in-memory image of the log.
 #[derive(Debug, Default)]
 pub(super) struct State {
+    /// Whether the rows, metadata and key map hold the log (up to `log`): a process that
+    /// has only written has not read them (see `unread`).
+    pub(super) loaded: bool,
+    /// Where this process's last append ended, while it has not loaded the log.
+    pub(super) unread: Option<LogPos>,
     /// The log read, `None` when there is no log file (yet, or any more).
     pub(super) log: Option<LogPos>,
     /// Every row's vector, including removed rows (until compaction).
@@ -60,6 +65,7 @@ impl State {
             metas: Vec::with_capacity(rows),
             by_key: HashMap::with_capacity_and_hasher(rows, foldhash::fast::RandomState::default()),
             quantized: QuantizedRows::with_capacity(rows, dim),
+            loaded: true,
             ..Self::default()
         }
     }
@@ -69,7 +75,7 @@ impl State {
         self.metas.len()
     }
 
-    /// The log generation, if there is a log.
+    /// The log generation, if there is a log and this process has read it.
     pub(super) fn generation(&self) -> Option<u64> {
         self.log.map(|pos| pos.generation)
     }
@@ -113,9 +119,15 @@ impl State {
         }
     }
 
-    /// Forgets every row (the graph too).
+    /// Forgets every row (the graph too): the loaded state of an empty or absent log.
     pub(super) fn reset(&mut self, log: Option<LogPos>) {
         let bad_dumps = std::mem::take(&mut self.bad_dumps);
-        *self = Self { log, bad_dumps, graph_failures: self.graph_failures, ..Self::default() };
+        *self = Self {
+            loaded: true,
+            log,
+            bad_dumps,
+            graph_failures: self.graph_failures,
+            ..Self::default()
+        };
     }
 }

@@ -126,7 +126,10 @@ fn upsert_search_replace_remove() {
     assert_eq!(index.len(), 2);
     assert!(index.meta(&k("m/b")).is_none());
     assert_eq!(keys(&search(&index, &axis(1, 0.0), 10)), ["m/a", "m/c"]);
-    assert_eq!(index.all_keys(), [(k("m/a"), "h-m/a".to_owned()), (k("m/c"), "h-m/c".to_owned())]);
+    assert_eq!(
+        index.all_keys().expect("keys"),
+        [(k("m/a"), "h-m/a".to_owned()), (k("m/c"), "h-m/c".to_owned())]
+    );
     assert!(search(&index, &axis(1, 0.0), 0).is_empty());
 }
 
@@ -184,6 +187,7 @@ fn two_instances_see_each_others_writes_after_refresh() {
     let dir = tempfile::tempdir().expect("tempdir");
     let one = open8(dir.path());
     let two = open8(dir.path());
+    two.load().expect("load");
     one.upsert(&[(meta("m/a", &[]), axis(0, 0.0))]).expect("upsert");
     assert_eq!(two.len(), 0, "not before a refresh");
     two.refresh().expect("refresh");
@@ -239,9 +243,66 @@ fn torn_tail_is_ignored_then_cut_off() {
     other.refresh().expect("refresh");
     let reopened = open8(dir.path());
     for index in [&index, &other, &reopened] {
-        assert_eq!(index.all_keys().len(), 2);
+        assert_eq!(index.all_keys().expect("keys").len(), 2);
         assert_eq!(keys(&search(index, &axis(2, 0.0), 1)), ["m/c"]);
     }
+}
+
+#[test]
+fn a_process_that_only_writes_appends_without_reading_the_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reader = open8(dir.path());
+    reader.load().expect("load");
+    let items: Vec<_> = (0..6).map(|i| (meta(&format!("m/{i}"), &[]), axis(i, 0.0))).collect();
+    reader.upsert(&items).expect("upsert");
+
+    let writer = open8(dir.path());
+    writer.upsert(&[(meta("m/new", &[]), axis(6, 0.0))]).expect("upsert");
+    writer.upsert(&[(meta("m/newer", &[]), axis(7, 0.0))]).expect("its own end is trusted");
+    writer.remove(&[k("m/0"), k("m/absent")]).expect("remove");
+    {
+        let state = writer.state.read();
+        assert!(!state.loaded && state.metas.is_empty(), "nothing was read");
+    }
+    reader.refresh().expect("refresh");
+    let fresh = open8(dir.path());
+    for index in [&reader, &fresh] {
+        assert_eq!(index.len(), 7);
+        assert_eq!(keys(&search(index, &axis(7, 0.0), 1)), ["m/newer"]);
+        assert!(index.meta(&k("m/0")).is_none(), "removed");
+    }
+}
+
+#[test]
+fn a_writer_that_cannot_trust_the_end_reads_the_log_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(LOG_FILE);
+    open8(dir.path()).upsert(&[(meta("m/a", &[]), axis(0, 0.0))]).expect("upsert");
+    // A writer killed in the middle of its append: the file is longer than the marker says.
+    {
+        use std::io::Write;
+        let mut file = OpenOptions::new().append(true).open(&path).expect("open");
+        file.write_all(&[0x55; 40]).expect("write");
+    }
+    let writer = open8(dir.path());
+    writer.upsert(&[(meta("m/b", &[]), axis(1, 0.0))]).expect("upsert");
+    assert!(writer.state.read().loaded, "read the log to find its intact end");
+    // No marker at all (an older writer, or lost in a power failure): read as well.
+    std::fs::remove_file(dir.path().join("vectors.end")).expect("remove marker");
+    let other = open8(dir.path());
+    other.upsert(&[(meta("m/c", &[]), axis(2, 0.0))]).expect("upsert");
+    assert!(other.state.read().loaded);
+    let fresh = open8(dir.path());
+    assert_eq!(
+        fresh
+            .all_keys()
+            .expect("keys")
+            .into_iter()
+            .map(|(key, _)| key.to_string())
+            .collect::<Vec<_>>(),
+        ["m/a", "m/b", "m/c"],
+        "the torn bytes were cut off, nothing else"
+    );
 }
 
 #[test]
@@ -310,6 +371,8 @@ fn compaction_keeps_results_identical() {
     let dir = tempfile::tempdir().expect("tempdir");
     let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
     let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    // Processes that have read the log compact it (one that only writes has no rows).
+    index.load().expect("load");
     let reader =
         VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
     let items: Vec<_> =
@@ -339,6 +402,7 @@ fn compaction_keeps_results_identical() {
     let seen: Vec<_> = queries.iter().map(|q| search(&reader, q, 5)).collect();
     assert_eq!(before, seen);
     let reopened = VectorIndex::open_with(dir.path(), 8, "test-model", options).expect("open");
+    reopened.load().expect("load");
     assert_eq!(reopened.state.read().row_count(), 40);
     let reread: Vec<_> = queries.iter().map(|q| search(&reopened, q, 5)).collect();
     assert_eq!(before, reread);
@@ -349,12 +413,15 @@ fn the_level_stamp_survives_compaction_but_not_a_clear_or_its_removal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
     let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    index.load().expect("load");
     let items: Vec<_> = (0..20).map(|i| (meta(&format!("m/{i:02}"), &[]), axis(i, 0.1))).collect();
     index.upsert(&items).expect("upsert");
     assert!(!index.stamped_level(), "not stamped until someone compares");
     index.stamp_level().expect("stamp");
     assert!(index.stamped_level());
     let other = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
+    assert!(!other.stamped_level(), "a process that has not read the log cannot tell");
+    other.load().expect("load");
     assert!(other.stamped_level(), "another process sees the stamp");
 
     // Replacing every row compacts the log under a new generation: still stamped.
@@ -389,6 +456,7 @@ fn reference_index(dir: &Path, threshold: usize, persist: bool) -> VectorIndex {
         })
         .collect();
     index.upsert(&items).expect("upsert");
+    index.load().expect("load");
     index
 }
 
@@ -429,7 +497,7 @@ fn hnsw_matches_exact_on_real_vectors() {
     }
 
     // Removed and replaced rows never come back from the graph; new rows are found at once.
-    let first = exact.all_keys()[0].0.clone();
+    let first = exact.all_keys().expect("keys")[0].0.clone();
     for index in [&exact, &graph] {
         index.remove(std::slice::from_ref(&first)).expect("remove");
         index.upsert(&[(meta("new/x", &[]), queries[0].clone())]).expect("upsert");
@@ -536,6 +604,7 @@ fn graph_follows_other_processes_and_compaction() {
     let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
     let options = VectorOptions { compact_min_dead: 5, ..graph_options(8) };
     let writer = VectorIndex::open_with(dir.path(), 384, "m", options.clone()).expect("open");
+    writer.load().expect("load");
     let reader = VectorIndex::open_with(dir.path(), 384, "m", options).expect("open");
     let items: Vec<_> = queries
         .iter()
