@@ -249,6 +249,20 @@ def test_ctrl_c_in_the_embedder_stops_the_call(tmp_path: Path) -> None:
         assert store.get("interrupted").content == "the query"
 
 
+def test_a_handle_that_only_wrote_is_displaced_too_not_failed(tmp_path: Path) -> None:
+    # Writing does not read the vectors; the first search reads them and finds the change.
+    first = memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v1"))
+    fill(first)
+    with memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v2")) as second:
+        assert second.search("metal", mode="semantic").mode == "semantic"
+    for mode in ("semantic", "hybrid"):
+        results = first.search("metal", mode=mode)
+        assert results.mode == "text" and results.hits[0].memory.id == "gpu"
+        (warning,) = results.warnings
+        assert '"bag-v2"' in warning and "same embedder in every process" in warning
+    first.close()
+
+
 def test_another_process_changing_the_model_turns_semantic_search_off_not_text(tmp_path: Path) -> None:
     first = memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v1"))
     fill(first)

@@ -434,3 +434,28 @@ fn a_write_without_the_model_is_caught_up_by_every_handle_and_only_then() {
     let report = fresh.verify().unwrap();
     assert!(report.index("vector").unwrap().is_clean(), "{report:?}");
 }
+
+#[test]
+fn a_repair_or_reindex_without_the_model_leaves_the_vectors_to_catch_up() {
+    for rebuild in ["repair", "reindex"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store");
+        let with_model = store(&path);
+        let semantic = |query: &str| Query::new(query).mode(SearchMode::Semantic).limit(1);
+        with_model.search(&semantic("batched GPU launches")).unwrap();
+        // A memory added behind memcore's back, then indexed by a handle without the model.
+        fs::write(path.join("knowledge/airship.md"), "Zeppelins float on hydrogen.").unwrap();
+        let config = Config {
+            embedding: EmbeddingConfig { enabled: true, model_dir: Some(dir.path().join("none")) },
+            ..Config::default()
+        };
+        let without = Memcore::builder().path(&path).config(config).open().unwrap();
+        match rebuild {
+            "repair" => assert_eq!(without.repair().unwrap().reindexed, 1),
+            _ => assert_eq!(without.reindex(&mut |_| {}).unwrap().memories, 7),
+        }
+        let results = Memcore::open(&path).unwrap().search(&semantic("dirigible gas")).unwrap();
+        assert_eq!(caught_up(&results), Some((1, 0)), "{rebuild}: {:?}", results.maintenance);
+        assert_eq!(results.hits[0].memory.id.as_str(), "airship", "{rebuild}");
+    }
+}

@@ -122,10 +122,20 @@ impl SemanticIndex {
         self.started().map_or(Ok(()), |semantic| semantic.vectors.stamp_level())
     }
 
-    /// Notes, durably, that the vectors missed a change: the next semantic search (in any
-    /// process) catches them up.
+    /// Notes, durably, that the vectors may have missed a change (the full-text index took
+    /// one they could not): the next semantic search, in any process, catches them up. The
+    /// caller holds the index lock.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the level stamp cannot be removed.
+    pub(crate) fn mark_lagging(&self) -> Result<()> {
+        remove_level_stamp(&self.dir)
+    }
+
+    /// [`SemanticIndex::mark_lagging`], as a change's outcome.
     fn lagging(&self, why: String) -> Result<Applied> {
-        remove_level_stamp(&self.dir)?;
+        self.mark_lagging()?;
         Ok(Applied::Lagging(why))
     }
 
@@ -135,10 +145,29 @@ impl SemanticIndex {
         self.set_up(false)
     }
 
-    /// [`SemanticIndex::semantic`] for a search: on first use the vectors are read while the
-    /// model loads.
+    /// [`SemanticIndex::semantic`] for a search, with the vectors read: on first use while
+    /// the model loads, or now if a write set them up without reading them. Reading them then
+    /// finds what opening would have: another model's vectors (semantic search is off for
+    /// this handle, as [`DerivedIndex::refresh`] does it) or an unreadable log (off, with the
+    /// error as the reason; a new handle starts the vectors over).
     pub(crate) fn searchable(&self) -> std::result::Result<&Semantic, Unavailable> {
-        self.set_up(true)
+        let semantic = self.set_up(true)?;
+        match semantic.vectors.load() {
+            Ok(()) => Ok(semantic),
+            Err(e) => Err(self.displaced_by(&e).unwrap_or_else(|| Unavailable(e.report()))),
+        }
+    }
+
+    /// When `e` says another process embedded the store again with another model: semantic
+    /// search is off for this handle from now on (the first displacement found is the one
+    /// reported; it is final), and why.
+    fn displaced_by(&self, e: &Error) -> Option<Unavailable> {
+        let changed = ModelChanged::of(e)?;
+        let _ = self.displaced.set(Unavailable(format!(
+            "{changed}: another process embedded the store with that model; open the store \
+             with the same embedder in every process"
+        )));
+        self.displaced.get().cloned()
     }
 
     fn set_up(&self, read_vectors: bool) -> std::result::Result<&Semantic, Unavailable> {
@@ -271,20 +300,13 @@ impl DerivedIndex for SemanticIndex {
         semantic.vectors.hashes()
     }
 
-    /// Reads what other processes appended. When one of them embedded the store again with
-    /// another model, this handle's embedder no longer fits the vectors: semantic search is
+    /// Reads what other processes appended (once this handle has read the vectors). When one
+    /// of them embedded the store again with another model, this handle's embedder no longer fits the vectors: semantic search is
     /// off for it (full text goes on), never mixing the two models.
     fn refresh(&self) -> Result<()> {
         let Some(semantic) = self.started() else { return Ok(()) };
         match semantic.vectors.refresh() {
-            Err(ref e) if let Some(changed) = ModelChanged::of(e) => {
-                // The first displacement found is the one reported; it is final.
-                let _ = self.displaced.set(Unavailable(format!(
-                    "{changed}: another process embedded the store with that model; open the \
-                     store with the same embedder in every process"
-                )));
-                Ok(())
-            }
+            Err(ref e) if self.displaced_by(e).is_some() => Ok(()),
             other => other,
         }
     }

@@ -258,6 +258,9 @@ impl IndexedStore {
             index.name() == self.indexes.vectors.name() && rebuild.unavailable.is_none()
         }) {
             self.indexes.vectors.mark_level()?;
+        } else {
+            // Rebuilt without them: the vectors may lack what the full text now holds.
+            self.indexes.vectors.mark_lagging()?;
         }
         let indexes =
             indexes.into_iter().map(|(index, rebuild)| (index.name().to_owned(), rebuild));
@@ -316,6 +319,14 @@ impl IndexedStore {
         }
         repair.reindexed = all_stale.len();
         repair.removed = all_orphaned.len();
+        let vectors_skipped = report
+            .indexes
+            .get(self.indexes.vectors.name())
+            .is_some_and(|check| check.unavailable.is_some());
+        if vectors_skipped && !repair.indexes.is_empty() {
+            // Repaired without them: the vectors may lack what the full text now holds.
+            self.indexes.vectors.mark_lagging()?;
+        }
         Ok(repair)
     }
 
@@ -391,6 +402,9 @@ impl IndexedStore {
     /// dropped. For an index that may lag (see [`crate::index::Applied::Lagging`]); the
     /// caller holds the lock, so the comparison is not overtaken by a writer.
     pub(crate) fn catch_up_locked(&self, index: &dyn DerivedIndex) -> Result<Option<Maintenance>> {
+        // Both read afresh under the lock: a full-text reader older than the vectors would
+        // make a memory written meanwhile look orphaned, and the catch-up remove its vector.
+        self.indexes.reference().refresh()?;
         index.refresh()?;
         let reference = self.indexes.reference().hashes()?;
         let diff = IndexDiff::between(&reference, &index.hashes()?);

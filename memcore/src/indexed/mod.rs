@@ -81,8 +81,9 @@ impl IndexedStore {
     }
 
     /// The embedder and vectors for a semantic search, set up on first use and brought
-    /// level with the full-text index when they may lag (on first use; after a change they
-    /// could not take): what was written while the model was unavailable, or by a process
+    /// level with the full-text index when they may lag (when the level stamp is missing or
+    /// names another log generation: after a change they could not take, in any process, or
+    /// a cleared log): what was written while the model was unavailable, or by a process
     /// without it, or before a model change, is embedded, and what that took is reported.
     /// While another writer holds the index lock, the search goes ahead and the vectors catch
     /// up on a later one: a search never waits for a writer. `Err` says why semantic search

@@ -32,8 +32,8 @@ impl Memcore {
 
     /// What the approximate-search graph of the vector index is doing: off (exact scan, below
     /// 20k vectors), starting (loading or building in the background; searches scan exactly
-    /// meanwhile), ready, or failed. `None` until semantic search has been used by this
-    /// handle, or without the model.
+    /// meanwhile), ready, or failed. `None` until this handle has used the embedding model
+    /// (a semantic search or a write), or without the model.
     pub fn vector_graph(&self) -> Option<GraphStatus> {
         self.indexed.indexes().vectors.graph_status()
     }

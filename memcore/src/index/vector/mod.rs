@@ -248,9 +248,10 @@ impl VectorIndex {
     /// # Errors
     ///
     /// [`Error::Index`] with a [`ModelChanged`] source (downcast its `source()`) when the
-    /// index holds vectors of another model or dimension; [`Error::Index`] when the log is
-    /// unreadable (either way: remove the directory and re-embed); [`Error::Validation`] for a
-    /// zero or huge dimension or an empty model id; [`Error::Io`].
+    /// index holds vectors of another model or dimension; [`Error::Index`] when the log's
+    /// header is unusable (either way: remove the directory and re-embed; records are read on
+    /// first use, see [`VectorIndex::load`]); [`Error::Validation`] for a zero or huge
+    /// dimension or an empty model id; [`Error::Io`].
     pub(crate) fn open(dir: &Path, dimension: usize, model_id: &str) -> Result<Self> {
         Self::open_with(dir, dimension, model_id, VectorOptions::default())
     }
@@ -301,7 +302,8 @@ impl VectorIndex {
     ///
     /// # Errors
     ///
-    /// As [`VectorIndex::open`].
+    /// As [`VectorIndex::open`]; also [`Error::Index`] for a record that is intact but cannot
+    /// be decoded.
     pub(crate) fn load(&self) -> Result<()> {
         self.loaded_state().map(drop)
     }
@@ -461,7 +463,8 @@ impl VectorIndex {
         self.reload(&mut state)
     }
 
-    /// Reads what other processes appended (or replaced) since the last read.
+    /// Reads what other processes appended (or replaced) since the last read; nothing before
+    /// the first read, which reads everything ([`VectorIndex::load`]).
     ///
     /// Cheap when nothing changed: one `stat`.
     ///

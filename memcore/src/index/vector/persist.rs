@@ -171,7 +171,9 @@ impl VectorIndex {
         // Room for the rows the file holds at about 200 bytes of metadata each: the maps then
         // never grow (and copy themselves) while loading.
         let record = (RECORD_GUESS + self.dimension * 4) as u64;
-        let rows = usize::try_from(len.saturating_sub(start) / record).unwrap_or(0);
+        // (A hint, capped: a damaged or sparse file may claim any length.)
+        let rows =
+            usize::try_from(len.saturating_sub(start) / record).map_or(0, |r| r.min(1 << 20));
         let mut fresh = State::with_capacity(rows, self.dimension);
         let end =
             log::read_file_records(&file, &self.path, start, len, self.dimension, &mut |entry| {

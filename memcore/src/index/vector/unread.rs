@@ -42,14 +42,12 @@ impl VectorIndex {
     /// current length.
     fn trusted_end(&self, state: &State) -> Result<Option<LogPos>> {
         let Some((file, id, len)) = log::open(&self.path)? else { return Ok(None) };
-        if let Some(pos) = state.unread
-            && pos.id == id
-            && pos.offset == len
-        {
-            return Ok(Some(pos));
-        }
+        // The header every time: a replaced log may reuse an inode, never a generation.
         let (header, start) = self.checked_header(&file)?;
-        let trusted = len == start || read_end(&self.dir) == Some((header.generation, len));
+        let own = state.unread.is_some_and(|pos| {
+            pos.id == id && pos.generation == header.generation && pos.offset == len
+        });
+        let trusted = own || len == start || read_end(&self.dir) == Some((header.generation, len));
         Ok(trusted.then_some(LogPos {
             id,
             generation: header.generation,
