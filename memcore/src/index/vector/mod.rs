@@ -35,6 +35,7 @@
 mod graph;
 mod log;
 mod persist;
+mod pipeline;
 mod quantized;
 mod rows;
 mod scan;

@@ -6,7 +6,7 @@ use std::io::ErrorKind;
 
 use super::log::{self, FileId, Header, HeaderRead};
 use super::state::{LogPos, State};
-use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph, unread};
+use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph, pipeline, unread};
 use crate::Error;
 use crate::Result;
 use crate::store::fsutil::create_private_dir_all;
@@ -175,10 +175,7 @@ impl VectorIndex {
         let rows =
             usize::try_from(len.saturating_sub(start) / record).map_or(0, |r| r.min(1 << 20));
         let mut fresh = State::with_capacity(rows, self.dimension);
-        let end =
-            log::read_file_records(&file, &self.path, start, len, self.dimension, &mut |entry| {
-                fresh.apply(entry)
-            })?;
+        let end = pipeline::read_into(&file, &self.path, start, len, self.dimension, &mut fresh)?;
         fresh.log = Some(LogPos { id, generation: header.generation, offset: end, seen_len: len });
         fresh.graph_wanted = state.graph_wanted;
         fresh.bad_dumps = std::mem::take(&mut state.bad_dumps);
