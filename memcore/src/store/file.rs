@@ -34,6 +34,14 @@ use crate::{
 pub const PRIVATE_DIR: &str = ".memcore";
 const LOCK_FILE: &str = "lock";
 const MEMORY_EXT: &str = ".md";
+/// Batches of up to this many files sync each file and directory they wrote; larger ones
+/// sync the whole file system once per step.
+const SYNC_EACH_MAX: usize = 16;
+
+/// The directories of `path` from its parent up to `root`, inclusive.
+fn dirs_up_to<'p>(path: &'p Path, root: &'p Path) -> impl Iterator<Item = &'p Path> {
+    path.ancestors().skip(1).take_while(move |dir| dir.starts_with(root))
+}
 
 /// An old version to keep in built-in history, as a batch writes it.
 #[derive(Debug)]
@@ -394,20 +402,34 @@ impl FileStore {
         for (path, memory) in batch {
             temps.push((path, fsutil::write_temp(path, to_markdown(memory).as_bytes())?));
         }
-        fsutil::sync_file_system(&self.root)?;
+        // A few files are synced one by one, then their directories up to the root (a
+        // collection directory may be new); more with one syncfs each time (its cost grows
+        // with whatever else waits to be written on the file system).
+        let each = kept.len() + batch.len() <= SYNC_EACH_MAX;
+        let durable = |mut paths: Vec<&Path>| {
+            if !each {
+                return fsutil::sync_file_system(&self.root);
+            }
+            paths.sort_unstable();
+            paths.dedup();
+            fsutil::sync_paths(&paths)
+        };
+        durable(
+            kept_temps.iter().map(|(_, t)| &**t).chain(temps.iter().map(|(_, t)| &**t)).collect(),
+        )?;
         if !kept_temps.is_empty() {
             for (path, temp) in kept_temps {
                 temp.persist(path)
                     .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
             }
-            fsutil::sync_file_system(&self.root)?;
+            durable(kept.iter().flat_map(|file| dirs_up_to(&file.path, &self.root)).collect())?;
         }
         for (path, temp) in temps {
             temp.persist(path)
                 .map_err(|e| Error::io(format!("writing {}", path.display()), e.error))?;
             self.cache.forget_file(path);
         }
-        fsutil::sync_file_system(&self.root)?;
+        durable(batch.keys().flat_map(|path| dirs_up_to(path, &self.root)).collect())?;
         for file in kept {
             history::prune(&file.collection_dir, &file.id, file.max_versions)?;
         }

@@ -75,6 +75,18 @@ pub(crate) fn write_temp(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath
     Ok(temp.into_temp_path())
 }
 
+/// Makes the files or directories at `paths` durable, one `fsync` each: for a few files,
+/// cheaper than [`sync_file_system`], whose cost grows with whatever else waits to be written
+/// on that file system (a large copy just made beside the store made one put wait 640 ms).
+pub(crate) fn sync_paths(paths: &[&Path]) -> Result<()> {
+    for path in paths {
+        File::open(path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(format!("syncing {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
 /// Flushes everything written to the file system holding `dir` (one `syncfs`): the
 /// durability point of a batch of writes.
 pub(crate) fn sync_file_system(dir: &Path) -> Result<()> {
