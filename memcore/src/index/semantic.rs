@@ -301,8 +301,9 @@ impl DerivedIndex for SemanticIndex {
     }
 
     /// Reads what other processes appended (once this handle has read the vectors). When one
-    /// of them embedded the store again with another model, this handle's embedder no longer fits the vectors: semantic search is
-    /// off for it (full text goes on), never mixing the two models.
+    /// of them embedded the store again with another model, this handle's embedder no longer
+    /// fits the vectors: semantic search is off for it (full text goes on), never mixing the
+    /// two models.
     fn refresh(&self) -> Result<()> {
         let Some(semantic) = self.started() else { return Ok(()) };
         match semantic.vectors.refresh() {

@@ -21,9 +21,7 @@ pub(crate) fn create_private_dir_all(dir: &Path) -> Result<()> {
 
 /// Flushes a directory's entries (a create, rename or unlink inside it) to disk.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(format!("syncing directory {}", dir.display()), e))
+    sync_paths(&[dir])
 }
 
 /// Writes `bytes` to `path` atomically and durably: a private temp file in the same directory,

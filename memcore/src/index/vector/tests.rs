@@ -366,13 +366,24 @@ fn invalid_vectors_are_rejected_without_writing() {
     assert!(open8(dir.path()).is_empty(), "nothing persisted");
 }
 
+/// Exact search, compacting from 10 dead rows that are 30% of all.
+fn compacting_options() -> VectorOptions {
+    VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() }
+}
+
+/// Opens the 8-d index in `dir` with `options`, its log read: processes that have read the
+/// log compact it (one that only writes has no rows).
+fn open_loaded(dir: &Path, options: &VectorOptions) -> VectorIndex {
+    let index = VectorIndex::open_with(dir, 8, "test-model", options.clone()).expect("open");
+    index.load().expect("load");
+    index
+}
+
 #[test]
 fn compaction_keeps_results_identical() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
-    let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
-    // Processes that have read the log compact it (one that only writes has no rows).
-    index.load().expect("load");
+    let options = compacting_options();
+    let index = open_loaded(dir.path(), &options);
     let reader =
         VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
     let items: Vec<_> =
@@ -401,8 +412,7 @@ fn compaction_keeps_results_identical() {
     reader.refresh().expect("refresh");
     let seen: Vec<_> = queries.iter().map(|q| search(&reader, q, 5)).collect();
     assert_eq!(before, seen);
-    let reopened = VectorIndex::open_with(dir.path(), 8, "test-model", options).expect("open");
-    reopened.load().expect("load");
+    let reopened = open_loaded(dir.path(), &options);
     assert_eq!(reopened.state.read().row_count(), 40);
     let reread: Vec<_> = queries.iter().map(|q| search(&reopened, q, 5)).collect();
     assert_eq!(before, reread);
@@ -411,9 +421,8 @@ fn compaction_keeps_results_identical() {
 #[test]
 fn the_level_stamp_survives_compaction_but_not_a_clear_or_its_removal() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let options = VectorOptions { compact_min_dead: 10, compact_ratio: 0.3, ..exact_options() };
-    let index = VectorIndex::open_with(dir.path(), 8, "test-model", options.clone()).expect("open");
-    index.load().expect("load");
+    let options = compacting_options();
+    let index = open_loaded(dir.path(), &options);
     let items: Vec<_> = (0..20).map(|i| (meta(&format!("m/{i:02}"), &[]), axis(i, 0.1))).collect();
     index.upsert(&items).expect("upsert");
     assert!(!index.stamped_level(), "not stamped until someone compares");
