@@ -84,6 +84,102 @@ pub enum Backend {
     /// Git notes under `refs/notes/mem/<namespace>` of the repository holding the store
     /// directory ([`crate::GitNotesStore`]); collections are namespaces.
     GitNotes,
+    /// Rows of a PostgreSQL database shared by many machines (`PostgresStore`, cargo feature
+    /// `postgres`); the store directory keeps this machine's indexes. See [`PostgresConfig`].
+    Postgres,
+}
+
+/// A database connection string: a `postgres://` URL or `key=value` pairs. Shown (in
+/// `Debug`, in messages) with its password hidden.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DatabaseUrl(String);
+
+impl DatabaseUrl {
+    /// The connection string itself, password included: for connecting only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for DatabaseUrl {
+    type Err = std::convert::Infallible;
+
+    fn from_str(url: &str) -> std::result::Result<Self, Self::Err> {
+        Ok(Self(url.to_owned()))
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        #[cfg(feature = "postgres")]
+        let shown = crate::store::redact(&self.0);
+        #[cfg(not(feature = "postgres"))]
+        let shown = "(hidden)";
+        write!(f, "DatabaseUrl({shown})")
+    }
+}
+
+/// The environment variable that gives the database URL when the config does not.
+pub const DATABASE_URL_VAR: &str = "MEMCORE_DATABASE_URL";
+
+/// Settings of the PostgreSQL backend.
+///
+/// ```yaml
+/// backend: postgres
+/// postgres:
+///   url: postgres://agent@db.internal:5432/memory   # else $MEMCORE_DATABASE_URL
+///   namespace: my-project                           # many projects share one database
+/// ```
+///
+/// Keep passwords out of files that are shared: in `$MEMCORE_DATABASE_URL`, or in
+/// PostgreSQL's own `~/.pgpass`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PostgresConfig {
+    /// The database; else `$MEMCORE_DATABASE_URL`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<DatabaseUrl>,
+    /// Which of the database's stores this is (`default` unless set).
+    pub namespace: String,
+}
+
+impl Default for PostgresConfig {
+    fn default() -> Self {
+        Self { url: None, namespace: "default".to_owned() }
+    }
+}
+
+impl PostgresConfig {
+    /// The configured URL, else `$MEMCORE_DATABASE_URL`; a validation error when neither
+    /// is set.
+    pub fn database_url(&self) -> Result<DatabaseUrl> {
+        if let Some(url) = &self.url {
+            return Ok(url.clone());
+        }
+        match std::env::var(DATABASE_URL_VAR) {
+            Ok(url) if !url.trim().is_empty() => Ok(DatabaseUrl(url)),
+            _ => Err(Error::validation(
+                "the postgres backend needs a database URL, and none is set",
+                format!(
+                    "set `postgres.url` in the store's config or ${DATABASE_URL_VAR}, such as \
+                     postgres://user@host:5432/dbname"
+                ),
+            )),
+        }
+    }
+
+    /// A validation error for an empty or overlong namespace.
+    pub(crate) fn validate(&self) -> Result<()> {
+        let length = self.namespace.chars().count();
+        if length == 0 || length > 200 || self.namespace.chars().any(char::is_control) {
+            return Err(Error::validation(
+                format!("invalid postgres namespace {:?}", self.namespace),
+                "use 1 to 200 printable characters, such as the project's name",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Settings of the git-notes backend (seed 002).
@@ -119,10 +215,12 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// The collection used when a memory names none.
     pub default_collection: Collection,
-    /// Where memories live: files (default) or git notes.
+    /// Where memories live: files (default), git notes or PostgreSQL.
     pub backend: Backend,
     /// Settings of the git-notes backend.
     pub git_notes: GitNotesConfig,
+    /// Settings of the PostgreSQL backend.
+    pub postgres: PostgresConfig,
     /// How history is kept.
     pub versioning: Versioning,
     /// With git versioning: commit every change of a memory file (and only that file) to the
@@ -175,6 +273,7 @@ impl Default for Config {
             default_collection: Collection::default(),
             backend: Backend::default(),
             git_notes: GitNotesConfig::default(),
+            postgres: PostgresConfig::default(),
             versioning: Versioning::default(),
             git_autocommit: false,
             max_versions: 10,
@@ -230,6 +329,7 @@ impl Config {
         self.decay.validate()?;
         self.lifecycle.validate()?;
         self.capture.validate()?;
+        self.postgres.validate()?;
         self.links.validate()
     }
 

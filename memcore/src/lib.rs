@@ -85,8 +85,9 @@ mod store;
 mod text;
 
 pub use config::{
-    Backend, Config, DEFAULT_PROJECT_STORE, EmbeddingConfig, GLOBAL_CONFIG_NAME, GitNotesConfig,
-    Location, PROJECT_CONFIG_NAMES, Scope, Versioning, find_project_config, global_root, locate,
+    Backend, Config, DATABASE_URL_VAR, DEFAULT_PROJECT_STORE, DatabaseUrl, EmbeddingConfig,
+    GLOBAL_CONFIG_NAME, GitNotesConfig, Location, PROJECT_CONFIG_NAMES, PostgresConfig, Scope,
+    Versioning, find_project_config, global_root, locate,
 };
 pub use embed::{CallbackEmbedder, EmbedCallback, Embedder, ModelFiles, OnnxEmbedder};
 pub use error::{BoxedSource, Category, Error, ErrorInfo, Result};
@@ -108,6 +109,8 @@ pub use memory::{
     MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
+#[cfg(feature = "postgres")]
+pub use store::PostgresStore;
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,
     MemoryStore, MergeConflict, MergeOutcome, MovedMemory, NOTES_REF_PREFIX, NamespaceMerge,

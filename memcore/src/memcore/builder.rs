@@ -200,8 +200,9 @@ impl MemcoreBuilder {
             summarizer: parking_lot::RwLock::new(self.summarizer),
         };
         memcore.finish_merges();
-        // A store that can say what changed (git notes fetched from another clone) is synced
-        // on open; the others are kept level by the write protocol.
+        // A store that can say what changed (git notes fetched from another clone, a database
+        // other machines write to) is synced on open; the others are kept level by the write
+        // protocol.
         if !self.skip_sync && has_feed {
             let report = memcore.sync()?;
             if report.synced > 0 {
@@ -218,5 +219,18 @@ fn open_backend(location: &Location) -> Result<Box<dyn MemoryStore>> {
     Ok(match location.config.backend {
         Backend::File => Box::new(FileStore::open(&location.root, &location.config)?),
         Backend::GitNotes => Box::new(GitNotesStore::open(&location.root, &location.config)?),
+        #[cfg(feature = "postgres")]
+        Backend::Postgres => {
+            Box::new(crate::PostgresStore::open(&location.root, &location.config)?)
+        }
+        #[cfg(not(feature = "postgres"))]
+        Backend::Postgres => {
+            return Err(Error::unsupported(
+                "opening a PostgreSQL store",
+                "postgres",
+                "this build of memcore lacks it: build with the cargo feature `postgres` (the \
+                 CLI, the C library and the Python module have it)",
+            ));
+        }
     })
 }

@@ -22,7 +22,10 @@ use std::time::{Duration, SystemTime};
 use super::cache::{Stamp, StoreCache};
 use super::fsutil::{self, create_private_dir_all, decode_utf8, move_durably, write_atomic};
 use super::lock::StoreLock;
-use super::{MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, history, trash};
+use super::{
+    MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, already_exists, history,
+    not_found, trash, version_entry,
+};
 use crate::config::{Config, Versioning};
 use crate::format::frontmatter::{parse_memory, to_markdown};
 use crate::git::history::{GitHistory, WORKTREE_REV};
@@ -295,13 +298,7 @@ impl FileStore {
             return Ok(memory);
         }
         if mode == PutMode::CreateOnly {
-            return Err(Error::conflict(
-                format!(
-                    "memory '{}' already exists in collection '{}'",
-                    memory.id, memory.collection
-                ),
-                "use update to change it, put without create_only to replace it, or choose another id",
-            ));
+            return Err(already_exists(&memory));
         }
         let old = match pending {
             Some(pending) => Some(Arc::new(pending.clone())),
@@ -471,19 +468,6 @@ impl FileStore {
             last.current = true;
         }
         Ok(versions)
-    }
-}
-
-fn not_found(collection: Option<&Collection>, id: &MemoryId) -> Error {
-    match collection {
-        Some(c) => Error::not_found(
-            format!("memory '{id}' in collection '{c}'"),
-            "check the id with list, or omit the collection to search all of them",
-        ),
-        None => Error::not_found(
-            format!("memory '{id}'"),
-            "check the id with list; a deleted memory can be brought back with restore",
-        ),
     }
 }
 
@@ -793,17 +777,6 @@ fn read_kept(path: &Path, collection: &Collection, id: &MemoryId) -> Result<Memo
     let bytes = fs::read(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
     let text = decode_utf8(path, bytes)?;
     parse_memory(&text, collection, id, crate::now()).map_err(|e| e.into_error(path))
-}
-
-fn version_entry(memory: &Memory, current: bool) -> Version {
-    Version {
-        rev: memory.version.to_string(),
-        version: Some(memory.version),
-        timestamp: memory.updated_at,
-        author: memory.created_by.clone(),
-        message: None,
-        current,
-    }
 }
 
 /// The error for a path where a memory file should be that is not a regular file.

@@ -1,6 +1,7 @@
 //! Stores: where memories live durably. [`MemoryStore`] is the contract every backend keeps;
 //! [`FileStore`] is the default backend (one markdown file per memory), [`GitNotesStore`]
-//! keeps memories as git notes.
+//! keeps memories as git notes, and `PostgresStore` (cargo feature `postgres`) keeps them in a
+//! PostgreSQL database shared by many machines.
 //!
 //! The store is the source of truth: every method that writes returns only after the change
 //! is durable, and a failed call changes nothing. Derived indexes follow the store, never the
@@ -17,6 +18,8 @@ pub(crate) mod fsutil;
 mod git_notes;
 mod history;
 pub(crate) mod lock;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod trash;
 
 use std::fmt::Debug;
@@ -33,8 +36,13 @@ pub use git_notes::{
     NamespaceMerge, NotesMergeReport, RenamedMemory,
 };
 
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "postgres")]
+pub(crate) use postgres::redact;
+
 use crate::git::{Hydrated, HydrationLevel};
-use crate::{Collection, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
+use crate::{Collection, Error, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
 
 /// What [`MemoryStore::put`] does when the memory already exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -262,4 +270,46 @@ pub trait ChangeFeed: Send + Sync {
     /// The memories that may have changed since `cursor` (a value of
     /// [`ChangeFeed::cursor`]), as `collection/id`.
     fn changed_since(&self, cursor: &str) -> Result<Vec<MemoryRef>>;
+
+    /// Whether the store has been told of changes made by other processes since
+    /// [`ChangeFeed::cursor`] was last read (PostgreSQL's `LISTEN`): [`crate::Memcore`] then
+    /// syncs before its next search. Stores that are not told keep this default (`false`);
+    /// they are synced on open and by [`crate::Memcore::sync`].
+    fn has_news(&self) -> bool {
+        false
+    }
+}
+
+/// The error for a memory `collection/id` (or a bare `id`) that is not in the store.
+pub(crate) fn not_found(collection: Option<&Collection>, id: &MemoryId) -> Error {
+    match collection {
+        Some(c) => Error::not_found(
+            format!("memory '{id}' in collection '{c}'"),
+            "check the id with list, or omit the collection to search all of them",
+        ),
+        None => Error::not_found(
+            format!("memory '{id}'"),
+            "check the id with list; a deleted memory can be brought back with restore",
+        ),
+    }
+}
+
+/// The error of a [`PutMode::CreateOnly`] put whose memory exists.
+pub(crate) fn already_exists(memory: &Memory) -> Error {
+    Error::conflict(
+        format!("memory '{}' already exists in collection '{}'", memory.id, memory.collection),
+        "use update to change it, put without create_only to replace it, or choose another id",
+    )
+}
+
+/// The history entry of `memory` as kept in a numbered history (built-in or PostgreSQL).
+pub(crate) fn version_entry(memory: &Memory, current: bool) -> Version {
+    Version {
+        rev: memory.version.to_string(),
+        version: Some(memory.version),
+        timestamp: memory.updated_at,
+        author: memory.created_by.clone(),
+        message: None,
+        current,
+    }
 }

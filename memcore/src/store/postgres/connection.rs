@@ -1,0 +1,189 @@
+//! The connection to the database: opened on first use and again after it was lost, with
+//! errors that name what memcore was doing and never show the password.
+
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use postgres::error::SqlState;
+use postgres::{Client, NoTls};
+use regex::Regex;
+
+use crate::{Error, Result};
+
+/// How long connecting may take when the URL does not say (`connect_timeout`).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the database URL can be given, for recovery hints.
+const URL_SOURCES: &str = "`postgres.url` in the store's config, or $MEMCORE_DATABASE_URL";
+
+/// A connection string with its password hidden, safe to show in messages.
+///
+/// ```text
+/// postgres://ann:secret@db/mem       -> postgres://ann:***@db/mem
+/// host=db user=ann password=secret   -> host=db user=ann password=***
+/// ```
+pub(crate) fn redact(url: &str) -> String {
+    static USERINFO: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"^(postgres(?:ql)?://[^:/@?]*:)[^@/?]*@").ok());
+    static PASSWORD: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)").ok());
+    let mut shown = url.to_owned();
+    if let Some(re) = USERINFO.as_ref() {
+        shown = re.replace(&shown, "${1}***@").into_owned();
+    }
+    if let Some(re) = PASSWORD.as_ref() {
+        shown = re.replace_all(&shown, "${1}***").into_owned();
+    }
+    shown
+}
+
+/// One client connection, shared by the store's threads one call at a time.
+pub(super) struct Connection {
+    config: postgres::Config,
+    /// The URL as shown in messages (password hidden).
+    shown: String,
+    client: Mutex<Option<Client>>,
+    /// The server process of the current connection, so that the listener can tell this
+    /// store's own notifications from those of other processes.
+    backend_pid: AtomicI32,
+}
+
+impl Connection {
+    /// A connection to `url` (a `postgres://` URL or `key=value` pairs), not yet opened.
+    pub(super) fn new(url: &str) -> Result<Self> {
+        let shown = redact(url);
+        let mut config: postgres::Config = url.parse().map_err(|e| {
+            Error::validation(
+                format!("invalid database URL {shown}: {e}"),
+                format!("give a URL such as postgres://user@host:5432/dbname in {URL_SOURCES}"),
+            )
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("memcore");
+        }
+        Ok(Self { config, shown, client: Mutex::new(None), backend_pid: AtomicI32::new(0) })
+    }
+
+    /// The URL with its password hidden.
+    pub(super) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The server process id of the current connection (0 before the first).
+    pub(super) fn backend_pid(&self) -> i32 {
+        self.backend_pid.load(Ordering::Relaxed)
+    }
+
+    /// Opens a new client, as the listener does for its own connection.
+    pub(super) fn connect(&self) -> Result<Client> {
+        self.config.connect(NoTls).map_err(|e| {
+            Error::storage(
+                format!("cannot connect to the database {}: {e}", self.shown),
+                Some(Box::new(e)),
+                format!(
+                    "check that PostgreSQL is running and that the URL's host, port, user, \
+                     password and database are right ({URL_SOURCES}), then retry"
+                ),
+            )
+        })
+    }
+
+    /// A new client for the store's calls, its server process id noted.
+    fn open(&self) -> Result<Client> {
+        let mut client = self.connect()?;
+        let pid: i32 = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .map_err(failed("asking for the connection's process id"))?
+            .get(0);
+        self.backend_pid.store(pid, Ordering::Relaxed);
+        Ok(client)
+    }
+
+    /// Runs `work` with the client, connecting first if there is none or it was lost. A
+    /// client that fails with a lost connection is dropped, so the next call reconnects.
+    pub(super) fn with<T>(&self, work: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
+        let mut slot = self.client.lock();
+        let client = match slot.take() {
+            Some(client) if !client.is_closed() => client,
+            _ => self.open()?,
+        };
+        let client = slot.insert(client);
+        let outcome = work(client);
+        if client.is_closed() {
+            *slot = None;
+        }
+        outcome
+    }
+}
+
+/// Maps a driver error met while doing `what` to memcore's: a lost connection or a server
+/// shutting down is a retryable storage error, a serialisation failure a conflict.
+pub(super) fn failed(what: &str) -> impl Fn(postgres::Error) -> Error + '_ {
+    move |e| {
+        let lost = e.is_closed()
+            || e.code().is_some_and(|code| {
+                [
+                    SqlState::ADMIN_SHUTDOWN,
+                    SqlState::CRASH_SHUTDOWN,
+                    SqlState::CANNOT_CONNECT_NOW,
+                    SqlState::CONNECTION_FAILURE,
+                ]
+                .contains(code)
+            })
+            || (e.code().is_none() && e.to_string().contains("connection"));
+        if lost {
+            return Error::storage(
+                format!("lost the connection to the database while {what}: {e}"),
+                Some(Box::new(e)),
+                "retry: nothing half-done was kept, and memcore reconnects on the next call; \
+                 check that the database is running if this repeats",
+            );
+        }
+        let clash = e.code().is_some_and(|code| {
+            [SqlState::T_R_SERIALIZATION_FAILURE, SqlState::T_R_DEADLOCK_DETECTED].contains(code)
+        });
+        if clash {
+            return Error::conflict(
+                format!("another writer got in the way while {what}: {e}"),
+                "retry the call",
+            );
+        }
+        Error::storage(
+            format!("the database failed while {what}: {e}"),
+            Some(Box::new(e)),
+            "check the database's log; run `memcore verify` to compare the indexes with it",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_are_hidden_in_every_url_form() {
+        let cases = [
+            ("postgres://ann:s3cret@db:5432/mem", "postgres://ann:***@db:5432/mem"),
+            ("postgresql://ann:p%40ss@db/mem", "postgresql://ann:***@db/mem"),
+            ("postgres://ann@db/mem", "postgres://ann@db/mem"),
+            (
+                "postgres://db/mem?user=ann&password=s3cret",
+                "postgres://db/mem?user=ann&password=***",
+            ),
+            (
+                "host=db user=ann password=s3cret dbname=mem",
+                "host=db user=ann password=*** dbname=mem",
+            ),
+            ("host=db password='s3 cret' dbname=mem", "host=db password=*** dbname=mem"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(redact(url), shown, "{url}");
+            assert!(!redact(url).contains("s3"), "{url}");
+        }
+    }
+}

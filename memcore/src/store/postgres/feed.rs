@@ -1,0 +1,158 @@
+//! The change feed: a cursor of the namespace's change sequence, the memories changed since
+//! one, and a listener that learns of other processes' writes through `LISTEN`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+
+use super::PostgresStore;
+use super::connection::{Connection, failed};
+use crate::store::ChangeFeed;
+use crate::{Collection, Error, MemoryId, MemoryRef, Result};
+
+/// The channel writes notify, with their namespace as the payload.
+pub(super) const CHANNEL: &str = "memcore_changes";
+
+/// How often the listener looks up from waiting to see whether its store is gone.
+const POLL: Duration = Duration::from_millis(500);
+
+/// How long the listener waits before connecting again after its connection failed.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+impl ChangeFeed for PostgresStore {
+    /// `<schema id>:<change sequence>`; reading it clears [`ChangeFeed::has_news`].
+    fn cursor(&self) -> Result<String> {
+        self.listener.news.store(false, Ordering::SeqCst);
+        let row = self.connection.with(|client| {
+            client
+                .query_one(
+                    "SELECT coalesce(max(seq), 0) FROM memcore_changes WHERE namespace = $1",
+                    &[&self.namespace],
+                )
+                .map_err(failed("reading the change sequence"))
+        })?;
+        let seq: i64 = row.get(0);
+        Ok(format!("{}:{seq}", self.store_id))
+    }
+
+    fn changed_since(&self, cursor: &str) -> Result<Vec<MemoryRef>> {
+        let seq = cursor
+            .strip_prefix(self.store_id.as_str())
+            .and_then(|rest| rest.strip_prefix(':'))
+            .and_then(|seq| seq.parse::<i64>().ok())
+            .ok_or_else(|| {
+                Error::validation(
+                    format!("sync cursor {cursor:?} is not one of this database's"),
+                    "run a full reindex (the database was replaced or the cursor damaged)",
+                )
+            })?;
+        let rows = self.connection.with(|client| {
+            client
+                .query(
+                    "SELECT collection, id FROM memcore_changes WHERE namespace = $1 AND seq > $2",
+                    &[&self.namespace, &seq],
+                )
+                .map_err(failed("reading the change feed"))
+        })?;
+        let mut changed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let (collection, id): (String, String) = (row.get(0), row.get(1));
+            // A name that does not parse cannot be indexed; the scan reports its row.
+            if let (Ok(collection), Ok(id)) = (Collection::new(collection), MemoryId::new(id)) {
+                changed.push(MemoryRef::new(collection, id));
+            }
+        }
+        Ok(changed)
+    }
+
+    /// True once another process has written to the namespace since the cursor was last
+    /// read. The first call starts a listening thread with a connection of its own; it
+    /// reports news once it listens, since writes may have come before.
+    fn has_news(&self) -> bool {
+        self.listener.start();
+        self.listener.news.load(Ordering::SeqCst)
+    }
+}
+
+/// Listens for the namespace's notifications on a thread of its own, started on first use
+/// and stopped when the store is dropped.
+pub(super) struct Listener {
+    connection: Arc<Connection>,
+    namespace: String,
+    /// Set when another process announced a write; cleared by [`ChangeFeed::cursor`].
+    news: Arc<AtomicBool>,
+    started: AtomicBool,
+    stop: Arc<AtomicBool>,
+}
+
+impl Listener {
+    /// A listener for `namespace`, not yet started.
+    pub(super) fn new(connection: Arc<Connection>, namespace: String) -> Self {
+        Self {
+            connection,
+            namespace,
+            news: Arc::new(AtomicBool::new(false)),
+            started: AtomicBool::new(false),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Starts the thread unless it runs.
+    fn start(&self) {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (connection, namespace) = (Arc::clone(&self.connection), self.namespace.clone());
+        let (news, stop) = (Arc::clone(&self.news), Arc::clone(&self.stop));
+        let spawned = thread::Builder::new()
+            .name("memcore-listen".into())
+            .spawn(move || listen(&connection, &namespace, &news, &stop));
+        if spawned.is_err() {
+            // Without a listener, every search syncs: slower, never stale.
+            self.started.store(false, Ordering::SeqCst);
+            self.news.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The listening loop: connect, `LISTEN`, flag news of other processes' writes to
+/// `namespace`; after a lost connection, flag news (notifications may have been missed)
+/// and connect again.
+fn listen(connection: &Connection, namespace: &str, news: &AtomicBool, stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        let Ok(mut client) = connection.connect() else {
+            news.store(true, Ordering::SeqCst);
+            thread::sleep(RECONNECT);
+            continue;
+        };
+        if client.batch_execute(&format!("LISTEN {CHANNEL}")).is_err() {
+            thread::sleep(RECONNECT);
+            continue;
+        }
+        // Writes made before this point were not heard.
+        news.store(true, Ordering::SeqCst);
+        while !stop.load(Ordering::SeqCst) && !client.is_closed() {
+            let mut notifications = client.notifications();
+            let mut waiting = notifications.timeout_iter(POLL);
+            match waiting.next() {
+                Ok(Some(note)) => {
+                    let own = note.process_id() == connection.backend_pid();
+                    if note.payload() == namespace && !own {
+                        news.store(true, Ordering::SeqCst);
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => break,
+            }
+        }
+    }
+}

@@ -1,0 +1,566 @@
+//! [`PostgresStore`]: memories in a PostgreSQL database shared by processes on many
+//! machines, each keeping its derived indexes locally and following the others' writes
+//! through a change feed.
+//!
+//! Rows carry the same fields and content as memory files (frontmatter as JSONB, content as
+//! text); old versions go to `memcore_history`, deleted memories to `memcore_trash`. Every
+//! write is one transaction under an advisory lock per namespace, so that the change
+//! sequence a write takes (`memcore_changes`) commits in order: a process that has seen
+//! change `n` has seen every change before it. Writes announce themselves with `NOTIFY`,
+//! and a process listening (see [`crate::store::ChangeFeed::has_news`]) syncs its indexes
+//! before its next search.
+
+mod connection;
+mod feed;
+mod rows;
+mod schema;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use postgres::Transaction;
+
+pub(crate) use connection::redact;
+use connection::{Connection, failed};
+use feed::Listener;
+use rows::{MEMORY_COLUMNS, frontmatter, memory_of, place};
+
+use super::fsutil::create_private_dir_all;
+use super::{
+    ChangeFeed, MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, already_exists,
+    not_found, version_entry,
+};
+use crate::config::{Config, Versioning};
+use crate::{
+    Collection, Error, Limits, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp,
+};
+
+/// How many memories a scan reads per query.
+const SCAN_PAGE: i64 = 500;
+
+/// A store in a PostgreSQL database, under one namespace of it.
+///
+/// Open it with `backend: postgres` in the store's config (see [`crate::PostgresConfig`]), or
+/// directly; the directory given holds this machine's indexes and locks, the database the
+/// memories. Several processes, on this machine or others, may share the namespace.
+///
+/// ```no_run
+/// use memcore::{Config, Memcore, NewMemory, PostgresStore};
+/// let mut config = Config::default();
+/// config.postgres.url = Some("postgres://agent@db.internal/memory".parse()?);
+/// config.postgres.namespace = "my-project".into();
+/// let store = PostgresStore::open("/var/lib/agent/memcore", &config)?;
+/// let memcore = Memcore::builder().store(store).config(config).open()?;
+/// memcore.put(NewMemory::new("The fleet deploys on Tuesdays.").id("deploys"))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct PostgresStore {
+    root: PathBuf,
+    private_dir: PathBuf,
+    namespace: String,
+    limits: Limits,
+    /// How many old versions to keep per memory; `None` keeps no history.
+    max_versions: Option<usize>,
+    connection: Arc<Connection>,
+    /// Names the database's schema in change-feed cursors.
+    store_id: String,
+    listener: Listener,
+}
+
+impl fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("database", &self.connection.shown())
+            .field("namespace", &self.namespace)
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database `config.postgres` names (its `url`, else
+    /// `$MEMCORE_DATABASE_URL`), creating or migrating memcore's tables, with this
+    /// machine's private files (indexes, locks) under `root`.
+    ///
+    /// Fails with [`Error::Validation`] when no URL is given or it does not parse, or the
+    /// namespace is empty, with
+    /// [`Error::Storage`] when the database cannot be reached (the message shows the URL
+    /// without its password), and with [`Error::Unsupported`] when a newer memcore has
+    /// migrated the database past what this one reads.
+    pub fn open(root: impl AsRef<Path>, config: &Config) -> Result<Self> {
+        let root = root.as_ref().to_path_buf();
+        config.postgres.validate()?;
+        let url = config.postgres.database_url()?;
+        let connection = Arc::new(Connection::new(url.expose())?);
+        let store_id = connection.with(schema::prepare)?;
+        let private_dir = root.join(super::PRIVATE_DIR);
+        create_private_dir_all(&private_dir)?;
+        let max_versions = match config.versioning {
+            Versioning::Off => None,
+            _ => Some(config.max_versions),
+        };
+        let namespace = config.postgres.namespace.clone();
+        let listener = Listener::new(Arc::clone(&connection), namespace.clone());
+        Ok(Self {
+            root,
+            private_dir,
+            namespace,
+            limits: config.limits,
+            max_versions,
+            connection,
+            store_id,
+            listener,
+        })
+    }
+
+    /// The namespace this store reads and writes.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Runs `work` in one transaction that holds the namespace's write lock, records nothing
+    /// by itself and announces the namespace's change on commit; an error rolls everything back.
+    fn write<T>(
+        &self,
+        what: &str,
+        work: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.connection.with(|client| {
+            let mut tx = client.transaction().map_err(failed(what))?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                &[&schema::LOCK_CLASS, &self.namespace],
+            )
+            .map_err(failed(what))?;
+            let outcome = work(&mut tx)?;
+            tx.execute("SELECT pg_notify($1, $2)", &[&feed::CHANNEL, &self.namespace])
+                .map_err(failed(what))?;
+            tx.commit().map_err(failed(what))?;
+            Ok(outcome)
+        })
+    }
+
+    /// The memory `reference` names, read with `client` (locked for update when `lock`).
+    fn find(
+        &self,
+        client: &mut impl postgres::GenericClient,
+        reference: &MemoryRef,
+        lock: bool,
+        what: &str,
+    ) -> Result<Option<Memory>> {
+        let for_update = if lock { " FOR UPDATE" } else { "" };
+        let id = reference.id().as_str();
+        let rows = match reference.collection() {
+            Some(collection) => client.query(
+                &format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
+                     WHERE namespace = $1 AND collection = $2 AND id = $3{for_update}"
+                ),
+                &[&self.namespace, &collection.as_str(), &id],
+            ),
+            None => client.query(
+                &format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
+                     WHERE namespace = $1 AND id = $2 ORDER BY collection{for_update}"
+                ),
+                &[&self.namespace, &id],
+            ),
+        }
+        .map_err(failed(what))?;
+        match rows.as_slice() {
+            [] => Ok(None),
+            [row] => memory_of(&self.namespace, row, 0).map(Some),
+            several => {
+                let names: Vec<String> = several.iter().map(|row| row.get(0)).collect();
+                Err(Error::conflict(
+                    format!("memory '{id}' exists in several collections: {}", names.join(", ")),
+                    "name the collection to say which one you mean",
+                ))
+            }
+        }
+    }
+}
+
+impl PostgresStore {
+    /// Stores `memory` as `put` does, inside `tx`: a conflict under [`PutMode::CreateOnly`];
+    /// a replacement keeps the old `created_at`, takes the next version and keeps the old
+    /// one in the history.
+    fn put_in(
+        &self,
+        tx: &mut Transaction<'_>,
+        mut memory: Memory,
+        mode: PutMode,
+    ) -> Result<Memory> {
+        let what = "storing a memory";
+        let reference = memory.reference();
+        let old = match self.find(tx, &reference, true, what) {
+            Ok(old) => old,
+            // A damaged row is replaced; its text stays in the trash.
+            Err(Error::Corrupted { .. }) => {
+                self.trash_row(tx, &memory.collection, &memory.id, memory.updated_at, what)?;
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(old) = old {
+            if mode == PutMode::CreateOnly {
+                return Err(already_exists(&memory));
+            }
+            memory.created_at = old.created_at;
+            memory.version = old.version + 1;
+            memory.updated_at = memory.updated_at.max(old.updated_at);
+            self.keep_version(tx, &old)?;
+        }
+        self.store_row(tx, &memory)?;
+        Ok(memory)
+    }
+
+    /// Applies `change` to the memory `reference` names, inside `tx`.
+    fn update_in(
+        &self,
+        tx: &mut Transaction<'_>,
+        reference: &MemoryRef,
+        change: &MemoryUpdate,
+        now: Timestamp,
+    ) -> Result<Memory> {
+        let old = self
+            .find(tx, reference, true, "updating a memory")?
+            .ok_or_else(|| not_found(reference.collection(), reference.id()))?;
+        let next = change.apply(&old, &self.limits, now)?;
+        self.keep_version(tx, &old)?;
+        self.store_row(tx, &next)?;
+        Ok(next)
+    }
+
+    /// Writes `memory`'s row and records the change.
+    fn store_row(&self, tx: &mut Transaction<'_>, memory: &Memory) -> Result<()> {
+        let what = "storing a memory";
+        let fields = frontmatter(memory)?;
+        let version = i64::try_from(memory.version).unwrap_or(i64::MAX);
+        tx.execute(
+            "INSERT INTO memcore_memories (namespace, collection, id, version, frontmatter, content) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (namespace, collection, id) DO UPDATE SET \
+             version = EXCLUDED.version, frontmatter = EXCLUDED.frontmatter, \
+             content = EXCLUDED.content",
+            &[
+                &self.namespace,
+                &memory.collection.as_str(),
+                &memory.id.as_str(),
+                &version,
+                &fields,
+                &memory.content,
+            ],
+        )
+        .map_err(failed(what))?;
+        self.record_change(tx, &memory.collection, &memory.id)
+    }
+
+    /// Notes in the change feed that `collection/id` changed.
+    fn record_change(
+        &self,
+        tx: &mut Transaction<'_>,
+        collection: &Collection,
+        id: &MemoryId,
+    ) -> Result<()> {
+        tx.execute(
+            "INSERT INTO memcore_changes (namespace, collection, id, seq) \
+             VALUES ($1, $2, $3, nextval('memcore_change_seq')) \
+             ON CONFLICT (namespace, collection, id) DO UPDATE SET seq = EXCLUDED.seq",
+            &[&self.namespace, &collection.as_str(), &id.as_str()],
+        )
+        .map_err(failed("recording a change"))?;
+        Ok(())
+    }
+
+    /// Keeps `old` in the history before it is replaced, pruned to `max_versions`.
+    fn keep_version(&self, tx: &mut Transaction<'_>, old: &Memory) -> Result<()> {
+        let Some(max_versions) = self.max_versions else {
+            return Ok(());
+        };
+        let what = "keeping the old version";
+        let fields = frontmatter(old)?;
+        let version = i64::try_from(old.version).unwrap_or(i64::MAX);
+        let key: [&(dyn postgres::types::ToSql + Sync); 3] =
+            [&self.namespace, &old.collection.as_str(), &old.id.as_str()];
+        tx.execute(
+            "INSERT INTO memcore_history (namespace, collection, id, version, frontmatter, content) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+            &[key[0], key[1], key[2], &version, &fields, &old.content],
+        )
+        .map_err(failed(what))?;
+        let keep = i64::try_from(max_versions).unwrap_or(i64::MAX);
+        tx.execute(
+            "DELETE FROM memcore_history WHERE namespace = $1 AND collection = $2 AND id = $3 \
+             AND version NOT IN (SELECT version FROM memcore_history \
+                 WHERE namespace = $1 AND collection = $2 AND id = $3 \
+                 ORDER BY version DESC LIMIT $4)",
+            &[key[0], key[1], key[2], &keep],
+        )
+        .map_err(failed(what))?;
+        Ok(())
+    }
+
+    /// Moves the row of `collection/id` to the trash; returns the trash entry.
+    fn trash_row(
+        &self,
+        tx: &mut Transaction<'_>,
+        collection: &Collection,
+        id: &MemoryId,
+        now: Timestamp,
+        what: &str,
+    ) -> Result<TrashEntry> {
+        let deleted_at = crate::format::frontmatter::format_timestamp(&now);
+        let row = tx
+            .query_one(
+                "WITH gone AS (DELETE FROM memcore_memories \
+                     WHERE namespace = $1 AND collection = $2 AND id = $3 \
+                     RETURNING namespace, collection, id, frontmatter, content) \
+                 INSERT INTO memcore_trash (namespace, collection, id, deleted_at, frontmatter, content) \
+                 SELECT namespace, collection, id, $4, frontmatter, content FROM gone \
+                 RETURNING seq",
+                &[&self.namespace, &collection.as_str(), &id.as_str(), &deleted_at],
+            )
+            .map_err(failed(what))?;
+        let seq: i64 = row.get(0);
+        self.record_change(tx, collection, id)?;
+        let slot = PathBuf::from(format!("postgres:{}/trash/{seq}", self.namespace));
+        Ok(TrashEntry::new(collection.clone(), id.clone(), now, slot))
+    }
+}
+
+impl MemoryStore for PostgresStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+
+    /// The directory of this machine's private files.
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `<root>/.memcore`.
+    fn private_dir(&self) -> &Path {
+        &self.private_dir
+    }
+
+    fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
+        self.write("storing a memory", |tx| self.put_in(tx, memory, mode))
+    }
+
+    /// One transaction for the whole batch: all of it is stored, or none.
+    fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
+        self.write("storing memories", |tx| {
+            memories.into_iter().map(|memory| self.put_in(tx, memory, mode)).collect()
+        })
+    }
+
+    fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
+        let found = self
+            .connection
+            .with(|client| self.find(client, reference, false, "reading a memory"))?;
+        found.map(Arc::new).ok_or_else(|| not_found(reference.collection(), reference.id()))
+    }
+
+    fn update(
+        &self,
+        reference: &MemoryRef,
+        change: &MemoryUpdate,
+        now: Timestamp,
+    ) -> Result<Memory> {
+        self.write("updating a memory", |tx| self.update_in(tx, reference, change, now))
+    }
+
+    /// One transaction for the whole batch; changes whose memory is gone or moved past
+    /// their expected version are skipped.
+    fn update_many(
+        &self,
+        changes: &[(MemoryRef, MemoryUpdate)],
+        now: Timestamp,
+    ) -> Result<Vec<Memory>> {
+        self.write("updating memories", |tx| {
+            let mut stored: Vec<Memory> = Vec::with_capacity(changes.len());
+            for (reference, change) in changes {
+                let next = match self.update_in(tx, reference, change, now) {
+                    Ok(next) => next,
+                    Err(Error::NotFound { .. } | Error::Conflict { .. }) => continue,
+                    Err(e) => return Err(e),
+                };
+                if stored.iter().any(|m| m.reference() == next.reference()) {
+                    return Err(Error::validation(
+                        format!("memory {reference} is changed twice in one batch"),
+                        "merge the two changes into one",
+                    ));
+                }
+                stored.push(next);
+            }
+            Ok(stored)
+        })
+    }
+
+    fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
+        let what = "deleting a memory";
+        self.write(what, |tx| {
+            let memory = self
+                .find(tx, reference, true, what)?
+                .ok_or_else(|| not_found(reference.collection(), reference.id()))?;
+            self.trash_row(tx, &memory.collection, &memory.id, now, what)
+        })
+    }
+
+    fn restore(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
+        let what = "restoring a memory";
+        let id = reference.id();
+        self.write(what, |tx| {
+            let collection = reference.collection().map(Collection::as_str);
+            let row = tx
+                .query_opt(
+                    &format!(
+                        "SELECT seq, {MEMORY_COLUMNS} FROM memcore_trash \
+                         WHERE namespace = $1 AND id = $2 AND ($3::text IS NULL OR collection = $3) \
+                         ORDER BY seq DESC LIMIT 1"
+                    ),
+                    &[&self.namespace, &id.as_str(), &collection],
+                )
+                .map_err(failed(what))?
+                .ok_or_else(|| {
+                    Error::not_found(
+                        format!("deleted memory '{id}' in the trash"),
+                        "only memories removed with delete can be restored; check the id",
+                    )
+                })?;
+            let seq: i64 = row.get(0);
+            let memory = memory_of(&self.namespace, &row, 1)?;
+            if self.find(tx, &memory.reference(), true, what)?.is_some() {
+                return Err(Error::conflict(
+                    format!("memory '{id}' exists again in collection '{}'", memory.collection),
+                    "delete or rename the live memory first, then restore",
+                ));
+            }
+            tx.execute("DELETE FROM memcore_trash WHERE seq = $1", &[&seq]).map_err(failed(what))?;
+            self.store_row(tx, &memory)?;
+            Ok(Arc::new(memory))
+        })
+    }
+
+    fn collections(&self) -> Result<Vec<Collection>> {
+        let rows = self.connection.with(|client| {
+            client
+                .query(
+                    "SELECT DISTINCT collection FROM memcore_memories WHERE namespace = $1 \
+                     ORDER BY collection",
+                    &[&self.namespace],
+                )
+                .map_err(failed("listing collections"))
+        })?;
+        rows.iter()
+            .map(|row| {
+                let name: String = row.get(0);
+                Collection::new(name.as_str()).map_err(|e| {
+                    Error::corrupted(
+                        place(&self.namespace, &name, ""),
+                        None,
+                        format!("invalid collection name: {e}"),
+                        "rename the collection of its rows to a valid name",
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Reads the memories in pages, in key order, so that a visitor may call the store.
+    fn scan(&self, collection: Option<&Collection>, visit: &mut Visitor<'_>) -> Result<()> {
+        let wanted = collection.map(Collection::as_str);
+        let mut after = (String::new(), String::new());
+        loop {
+            let rows = self.connection.with(|client| {
+                client
+                    .query(
+                        &format!(
+                            "SELECT {MEMORY_COLUMNS} FROM memcore_memories WHERE namespace = $1 \
+                             AND ($2::text IS NULL OR collection = $2) AND (collection, id) > ($3, $4) \
+                             ORDER BY collection, id LIMIT $5"
+                        ),
+                        &[&self.namespace, &wanted, &after.0, &after.1, &SCAN_PAGE],
+                    )
+                    .map_err(failed("reading memories"))
+            })?;
+            for row in &rows {
+                if visit(memory_of(&self.namespace, row, 0).map(Arc::new)).is_break() {
+                    return Ok(());
+                }
+            }
+            match rows.last() {
+                Some(last) if rows.len() as i64 == SCAN_PAGE => after = (last.get(0), last.get(1)),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Old versions are kept in `memcore_history` unless `versioning: off`.
+    fn history(&self) -> Option<&dyn StoreHistory> {
+        self.max_versions.map(|_| self as &dyn StoreHistory)
+    }
+
+    fn change_feed(&self) -> Option<&dyn ChangeFeed> {
+        Some(self)
+    }
+}
+
+impl StoreHistory for PostgresStore {
+    fn versions(&self, reference: &MemoryRef) -> Result<Vec<Version>> {
+        let current = self.get(reference)?;
+        let mut versions = self
+            .kept(&current, None)?
+            .iter()
+            .map(|memory| version_entry(memory, false))
+            .collect::<Vec<_>>();
+        versions.push(version_entry(&current, true));
+        Ok(versions)
+    }
+
+    fn get_version(&self, reference: &MemoryRef, rev: &str) -> Result<Memory> {
+        let number: u64 = rev.trim_start_matches('v').parse().map_err(|_| {
+            Error::validation(
+                format!("invalid version {rev:?}"),
+                "give a version number such as `2` (see versions)",
+            )
+        })?;
+        let current = self.get(reference)?;
+        if current.version == number {
+            return Ok((*current).clone());
+        }
+        self.kept(&current, Some(number))?.pop().ok_or_else(|| {
+            Error::not_found(
+                format!("version {number} of memory '{}'", current.id),
+                "list the kept versions with versions (old ones beyond max_versions are pruned)",
+            )
+        })
+    }
+}
+
+impl PostgresStore {
+    /// The kept old versions of `current`, oldest first (only `version` when given).
+    fn kept(&self, current: &Memory, version: Option<u64>) -> Result<Vec<Memory>> {
+        let version = version.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
+        let rows = self.connection.with(|client| {
+            client
+                .query(
+                    &format!(
+                        "SELECT {MEMORY_COLUMNS} FROM memcore_history WHERE namespace = $1 \
+                         AND collection = $2 AND id = $3 AND ($4::bigint IS NULL OR version = $4) \
+                         ORDER BY version"
+                    ),
+                    &[
+                        &self.namespace,
+                        &current.collection.as_str(),
+                        &current.id.as_str(),
+                        &version,
+                    ],
+                )
+                .map_err(failed("reading old versions"))
+        })?;
+        rows.iter().map(|row| memory_of(&self.namespace, row, 0)).collect()
+    }
+}
