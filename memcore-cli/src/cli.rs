@@ -61,10 +61,12 @@ pub(crate) struct GlobalArgs {
     /// those of the repository holding it)
     #[arg(long, global = true, value_name = "PATH")]
     pub(crate) store: Option<PathBuf>,
-    /// Where memories live, whatever the store's settings say: markdown files, or git notes
-    /// of the repository holding the store directory (any directory inside it)
+    /// Where memories live, whatever the store's settings say: markdown files, git notes of
+    /// the repository holding the store directory (any directory inside it), or a PostgreSQL
+    /// database (`postgres.url` in the settings, else $MEMCORE_DATABASE_URL; the directory
+    /// keeps this machine's indexes)
     #[arg(long, global = true, value_name = "BACKEND",
-          value_parser = serde_name_parser(&[Backend::File, Backend::GitNotes]))]
+          value_parser = serde_name_parser(&[Backend::File, Backend::GitNotes, Backend::Postgres]))]
     pub(crate) backend: Option<Backend>,
     /// Print the result as one JSON document on stdout, and errors as JSON on stderr
     #[arg(long, global = true)]
@@ -107,7 +109,8 @@ pub(crate) enum Command {
     Diff(DiffArgs),
     /// Print a memory with its git context: the commit its note is on, the files it changed
     Hydrate(HydrateArgs),
-    /// Index what changed behind memcore's back (e.g. git notes fetched from another clone)
+    /// Index what changed behind memcore's back (git notes fetched from another clone,
+    /// writes of other machines to a PostgreSQL store)
     Sync,
     /// Share git-notes memories between clones: `notes sync` fetches another clone's notes,
     /// merges them (every memory once) and pushes the result; `notes merge` only merges

@@ -37,12 +37,16 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs, out: &mut Output) -> Res
             "drop --git-autocommit, or leave out --backend git-notes for a file store",
         ));
     }
-    let config = Config {
+    let mut config = Config {
         path: Some(PathBuf::from(DEFAULT_PROJECT_STORE)),
         backend,
         git_autocommit: args.git_autocommit,
         ..Config::default()
     };
+    // A shared database holds many projects: this one's memories are under its name.
+    if let Some(name) = dir.file_name().and_then(|name| name.to_str()) {
+        config.postgres.namespace = name.to_owned();
+    }
     let store = dir.join(DEFAULT_PROJECT_STORE);
     Memcore::builder().path(&store).config(config.clone()).open()?;
 
@@ -66,6 +70,11 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs, out: &mut Output) -> Res
     let place = match backend {
         Backend::File => store.display().to_string(),
         Backend::GitNotes => format!("git notes of the repository holding {}", dir.display()),
+        Backend::Postgres => format!(
+            "namespace `{}` of the PostgreSQL database (indexes in {})",
+            config.postgres.namespace,
+            store.display()
+        ),
     };
     out.confirm(&format!(
         "initialised a project store: {place} (settings in {})",

@@ -24,6 +24,10 @@ mod maintenance;
 mod mcp;
 mod memories;
 mod operations;
+// The library's throwaway PostgreSQL clusters (scripts/pg-cluster), shared as they are.
+#[path = "../../../memcore/tests/pgcluster/mod.rs"]
+mod pgcluster;
+mod postgres;
 mod project;
 mod readme;
 mod search;
