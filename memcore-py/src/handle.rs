@@ -935,8 +935,10 @@ fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
 /// `NotFoundError` without one) or `"global"` (`$MEMCORE_HOME`, ...).
 ///
 /// `backend` overrides the store's config (`backend:` in its `config.yaml` or
-/// `.memcore.yaml`): `"file"` (markdown files) or `"git-notes"` (git notes in the repository
-/// holding the directory, which needs a first commit before anything is stored).
+/// `.memcore.yaml`): `"file"` (markdown files), `"git-notes"` (git notes in the repository
+/// holding the directory, which needs a first commit before anything is stored) or
+/// `"postgres"` (a PostgreSQL database shared by many machines: `postgres.url` in the config,
+/// else `$MEMCORE_DATABASE_URL`; the directory keeps this machine's indexes).
 ///
 /// `embedder` brings a model of your own for semantic and hybrid search instead of the
 /// built-in all-MiniLM-L6-v2: an object with `model_id` (str, stored with every vector: a
@@ -964,7 +966,12 @@ fn open(
     )?;
     let backend = backend
         .map(|b| {
-            choice(py, "backend", b, &[("file", Backend::File), ("git-notes", Backend::GitNotes)])
+            let backends = [
+                ("file", Backend::File),
+                ("git-notes", Backend::GitNotes),
+                ("postgres", Backend::Postgres),
+            ];
+            choice(py, "backend", b, &backends)
         })
         .transpose()?;
     if path.is_some() && (scope != Scope::Auto || start_dir.is_some()) {

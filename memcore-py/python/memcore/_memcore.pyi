@@ -14,7 +14,7 @@ _Status = Literal["active", "resolved", "archived", "tombstone"]
 _Format = Literal["context", "json", "raw"]
 _Scope = Literal["auto", "local", "global"]
 _Mode = Literal["hybrid", "semantic", "text"]
-_Backend = Literal["file", "git-notes"]
+_Backend = Literal["file", "git-notes", "postgres"]
 _Level = Literal["summary", "full", "files"]
 _LifecycleAction = Literal["archive", "tombstone", "delete"]
 _KeepitLevel = Literal["pinned", "critical", "important", "notable", "minor", "hint"]
@@ -1354,7 +1354,8 @@ class Memcore:
     def repair(self) -> RepairReport:
         """Re-indexes what `verify` finds missing or stale, drops orphaned entries."""
     def sync(self) -> SyncReport:
-        """Indexes changes made behind memcore's back (e.g. fetched git notes)."""
+        """Indexes changes made behind memcore's back (fetched git notes, other machines' writes
+        to a PostgreSQL store)."""
     def notes_merge(self, remote: str) -> NotesMergeReport:
         """Merges the git notes another clone wrote (fetched to refs/notes/REMOTE/mem/*)."""
     def process_lifecycle(
