@@ -22,7 +22,15 @@ fn script() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(script()).args(args).output().expect("scripts/pg-cluster runs");
+    run_with(args, "off")
+}
+
+fn run_with(args: &[&str], fsync: &str) -> String {
+    let out = Command::new(script())
+        .args(args)
+        .env("PG_CLUSTER_FSYNC", fsync)
+        .output()
+        .expect("scripts/pg-cluster runs");
     assert!(
         out.status.success(),
         "scripts/pg-cluster {args:?} failed: {}",
@@ -34,9 +42,18 @@ fn run(args: &[&str]) -> String {
 impl Cluster {
     /// Starts a new cluster, stopped when it is dropped (or this process exits).
     pub fn start() -> Self {
+        Self::start_with("off")
+    }
+
+    /// [`Cluster::start`] with a server that syncs its writes to disk, for benchmarks.
+    pub fn start_durable() -> Self {
+        Self::start_with("on")
+    }
+
+    fn start_with(fsync: &str) -> Self {
         let dir = tempfile::Builder::new().prefix("memcore-pg").tempdir().expect("temp dir").keep();
         let pid = std::process::id().to_string();
-        let url = run(&["start", dir.to_str().expect("UTF-8 path"), &pid]);
+        let url = run_with(&["start", dir.to_str().expect("UTF-8 path"), &pid], fsync);
         Self { dir, url }
     }
 

@@ -1,0 +1,137 @@
+//! The PostgreSQL store beside the file store, at 10k (and 100k) memories of the bench
+//! corpus, without the embedding model (the indexes are local to each machine, so the model
+//! costs the same on both): batched ingest rate, one durable put (p50/p99), full-text search
+//! p50, and for PostgreSQL the catch-up of another machine's 10k writes by `sync` and the cold
+//! start of a new machine (open: fetch every row and build the local indexes).
+//!
+//! ```text
+//! MEMCORE_BENCH_SIZES=10000,100000 cargo bench --bench postgres
+//! ```
+//!
+//! The cluster is a throwaway one of Debian's PostgreSQL (`scripts/pg-cluster`, with fsync
+//! on), reached through a Unix socket on this machine.
+
+mod support;
+
+#[path = "../memcore/tests/pgcluster/mod.rs"]
+mod pgcluster;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use memcore::{Config, FileStore, Memcore, NewMemory, PostgresStore, Query, SearchMode};
+
+const BATCH: usize = 1_000;
+const SINGLE_PUTS: usize = 200;
+const REMOTE_WRITES: usize = 10_000;
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
+        .unwrap_or_else(|_| "10000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("size"))
+        .collect();
+    let cluster = pgcluster::Cluster::start_durable();
+    let questions: Vec<String> = support::questions().into_iter().take(100).collect();
+    for n in sizes {
+        let corpus = support::corpus(n + REMOTE_WRITES);
+        let (initial, remote) = corpus.split_at(n);
+        let memories = |passages: &[support::Passage], offset: usize| -> Vec<NewMemory> {
+            passages
+                .iter()
+                .enumerate()
+                .map(|(i, p)| NewMemory::new(p.text.clone()).id(format!("p{:07}", i + offset)))
+                .collect()
+        };
+        let namespace = format!("bench-{n}");
+        let config = pgcluster::config(cluster.url(), &namespace);
+        for backend in ["file", "postgres"] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let memcore = open(backend, dir.path(), &config);
+            let ingest = timed(|| {
+                for batch in memories(initial, 0).chunks(BATCH) {
+                    memcore.put_many(batch.to_vec()).expect("put_many");
+                }
+            });
+            let rate = n as f64 / ingest.as_secs_f64();
+            println!(
+                "{backend:>8} n={n}: batched ingest {rate:.0}/s ({ingest:.1?}, batches of {BATCH})"
+            );
+
+            let mut puts: Vec<Duration> = (0..SINGLE_PUTS)
+                .map(|i| {
+                    let memory = NewMemory::new(format!("A short note {i} about the deploy."))
+                        .id(format!("single-{i}"));
+                    timed(|| {
+                        memcore.put(memory).expect("put");
+                    })
+                })
+                .collect();
+            puts.sort();
+            println!(
+                "{backend:>8} n={n}: one durable put p50 {:.2?} p99 {:.2?}",
+                support::percentile(&puts, 0.5),
+                support::percentile(&puts, 0.99)
+            );
+
+            let mut searches: Vec<Duration> = questions
+                .iter()
+                .map(|q| {
+                    let query = Query::new(q.as_str()).mode(SearchMode::Text).limit(10);
+                    timed(|| {
+                        memcore.search(&query).expect("search");
+                    })
+                })
+                .collect();
+            searches.sort();
+            println!(
+                "{backend:>8} n={n}: text search p50 {:.2?} p99 {:.2?}",
+                support::percentile(&searches, 0.5),
+                support::percentile(&searches, 0.99)
+            );
+
+            if backend == "postgres" {
+                remote_and_cold(&memcore, &config, n, || memories(remote, n));
+            }
+        }
+    }
+}
+
+/// Another machine writes [`REMOTE_WRITES`] memories; this one catches up with `sync`. Then
+/// a new machine opens the namespace (every row fetched, the indexes built).
+fn remote_and_cold(
+    memcore: &Memcore,
+    config: &Config,
+    n: usize,
+    remote: impl FnOnce() -> Vec<NewMemory>,
+) {
+    let other_dir = tempfile::tempdir().expect("temp dir");
+    let other = open("postgres", other_dir.path(), config);
+    for batch in remote().chunks(BATCH) {
+        other.put_many(batch.to_vec()).expect("put_many");
+    }
+    let mut synced = 0;
+    let catch_up = timed(|| synced = memcore.sync().expect("sync").synced);
+    let rate = synced as f64 / catch_up.as_secs_f64();
+    println!("postgres n={n}: sync of {synced} remote writes {catch_up:.1?} ({rate:.0}/s)");
+
+    let fresh = tempfile::tempdir().expect("temp dir");
+    let mut total = 0;
+    let cold =
+        timed(|| total = open("postgres", fresh.path(), config).stats().expect("stats").memories);
+    println!("postgres n={n}: cold start of a new machine ({total} memories) {cold:.1?}");
+}
+
+fn open(backend: &str, dir: &Path, config: &Config) -> Memcore {
+    let builder = match backend {
+        "file" => Memcore::builder().store(FileStore::open(dir, config).expect("file store")),
+        _ => Memcore::builder().store(PostgresStore::open(dir, config).expect("postgres store")),
+    };
+    builder.config(config.clone()).open().expect("open")
+}
+
+fn timed(work: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    work();
+    start.elapsed()
+}
