@@ -40,7 +40,10 @@ fn main() {
             passages
                 .iter()
                 .enumerate()
-                .map(|(i, p)| NewMemory::new(p.text.clone()).id(format!("p{:07}", i + offset)))
+                // PostgreSQL text cannot hold NUL, which a few passages do.
+                .map(|(i, p)| {
+                    NewMemory::new(p.text.replace('\0', " ")).id(format!("p{:07}", i + offset))
+                })
                 .collect()
         };
         let namespace = format!("bench-{n}");

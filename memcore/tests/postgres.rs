@@ -122,6 +122,13 @@ fn sql_metacharacters_are_stored_as_data() {
     assert_eq!(got, stored);
     assert_eq!(got.tags, [evil]);
     assert_eq!(got.content, format!("{evil} \" \\ $1 %s"));
+    // NUL cannot be stored in PostgreSQL text: refused before any SQL runs, nothing written.
+    for new in [NewMemory::new("a\0b").id("nul"), NewMemory::new("x").id("nul").meta("k", "a\0b")] {
+        let err = memcore.put(new).unwrap_err();
+        assert_eq!(err.category(), Category::Validation, "{err}");
+        assert!(err.to_string().contains("NUL"), "{err}");
+    }
+    assert_eq!(memcore.get("nul").unwrap_err().category(), Category::NotFound);
     // An id cannot hold them: memcore's names are validated before any SQL runs.
     let err = memcore.put(NewMemory::new("x").id(evil)).unwrap_err();
     assert_eq!(err.category(), Category::Validation, "{err}");

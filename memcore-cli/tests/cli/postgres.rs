@@ -93,3 +93,27 @@ fn backend_postgres_takes_the_url_from_the_environment() {
     let recovery = error["recovery"].as_str().unwrap();
     assert!(recovery.contains("MEMCORE_DATABASE_URL"), "{error}");
 }
+
+#[test]
+fn init_with_backend_postgres_names_the_namespace_after_the_project() {
+    let sandbox = Sandbox::new();
+    let url = pgcluster::shared().database("cli_init");
+    let project = sandbox.path().join("harbour-ops");
+    std::fs::create_dir(&project).unwrap();
+    let mut init = sandbox.bare_in(&project);
+    init.args(["--backend", "postgres", "init"]).env(memcore::DATABASE_URL_VAR, &url);
+    init.assert().success();
+    let config = std::fs::read_to_string(project.join(".memcore.yaml")).unwrap();
+    assert!(config.contains("backend: postgres"), "{config}");
+    assert!(config.contains("namespace: harbour-ops"), "{config}");
+    assert!(!config.contains("password"), "the URL stays in the environment: {config}");
+    let mut put = sandbox.bare_in(&project);
+    put.args(["put", "--id", "berth", "--quiet", "-"]).env(memcore::DATABASE_URL_VAR, &url);
+    put.write_stdin("Berth 4 is closed for dredging.").assert().success();
+    let rows: i64 = postgres::Client::connect(&url, postgres::NoTls)
+        .unwrap()
+        .query_one("SELECT count(*) FROM memcore_memories WHERE namespace = 'harbour-ops'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 1);
+}

@@ -17,8 +17,13 @@ pub struct Cluster {
     url: String,
 }
 
+/// `scripts/pg-cluster` of the workspace holding the crate this helper is compiled into.
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/pg-cluster")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join("scripts/pg-cluster"))
+        .find(|script| script.is_file())
+        .expect("scripts/pg-cluster in the workspace")
 }
 
 fn run(args: &[&str]) -> String {

@@ -153,8 +153,13 @@ pub(super) fn failed(what: &str) -> impl Fn(postgres::Error) -> Error + '_ {
                 "retry the call",
             );
         }
+        // The driver's own text is only "db error"; the server's message says what failed.
+        let detail = match e.as_db_error() {
+            Some(db) => format!("{}: {}", db.severity(), db.message()),
+            None => e.to_string(),
+        };
         Error::storage(
-            format!("the database failed while {what}: {e}"),
+            format!("the database failed while {what}: {detail}"),
             Some(Box::new(e)),
             "check the database's log; run `memcore verify` to compare the indexes with it",
         )

@@ -12,14 +12,36 @@ use crate::{Collection, Error, Memory, MemoryId, Result};
 /// The columns every memory query selects, in the order [`memory_of`] reads them.
 pub(super) const MEMORY_COLUMNS: &str = "collection, id, frontmatter, content";
 
-/// The frontmatter of `memory` as JSON, keys in the order files use.
+/// The frontmatter of `memory` as JSON, keys in the order files use. A validation error
+/// when a field or the content holds a NUL character, which PostgreSQL's `text` and `jsonb`
+/// cannot store.
 pub(super) fn frontmatter(memory: &Memory) -> Result<Json> {
-    serde_json::to_value(memory_mapping(memory)).map_err(|e| {
+    let fields = serde_json::to_value(memory_mapping(memory)).map_err(|e| {
         Error::validation(
             format!("memory {} cannot be stored as JSON: {e}", memory.reference()),
             "keep metadata to JSON values (strings, numbers, lists, maps)",
         )
-    })
+    })?;
+    if memory.content.contains('\0') || holds_nul(&fields) {
+        return Err(Error::validation(
+            format!(
+                "memory {} holds a NUL character (U+0000), which PostgreSQL cannot store",
+                memory.reference()
+            ),
+            "remove the NUL characters (a file store keeps them, if you need them)",
+        ));
+    }
+    Ok(fields)
+}
+
+/// Whether a string anywhere in `value` (a key included) holds a NUL character.
+fn holds_nul(value: &Json) -> bool {
+    match value {
+        Json::String(s) => s.contains('\0'),
+        Json::Array(items) => items.iter().any(holds_nul),
+        Json::Object(map) => map.iter().any(|(key, item)| key.contains('\0') || holds_nul(item)),
+        Json::Null | Json::Bool(_) | Json::Number(_) => false,
+    }
 }
 
 /// Where a row is, shown as the path of a damaged item: `postgres:<namespace>/<collection>/<id>`.
