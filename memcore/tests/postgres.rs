@@ -319,3 +319,28 @@ fn a_killed_writer_leaves_whole_batches_only() {
         .get(0);
     assert_eq!(fed, stored);
 }
+
+#[test]
+fn history_is_pruned_to_max_versions_and_a_batch_may_name_a_memory_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = pgcluster::config(pgcluster::shared().url(), &pgcluster::namespace());
+    config.max_versions = 2;
+    let memcore = open_with(dir.path(), config);
+    for i in 1..=5 {
+        memcore.put(NewMemory::new(format!("draft {i}")).id("draft")).unwrap();
+    }
+    let versions: Vec<Option<u64>> =
+        memcore.versions("draft").unwrap().iter().map(|v| v.version).collect();
+    assert_eq!(versions, [Some(3), Some(4), Some(5)]);
+    assert_eq!(memcore.get_version("draft", "4").unwrap().content, "draft 4");
+    let stored = memcore
+        .put_many(vec![
+            NewMemory::new("first take").id("twice"),
+            NewMemory::new("second take").id("twice"),
+        ])
+        .unwrap();
+    assert_eq!(stored.iter().map(|m| m.version).collect::<Vec<_>>(), [1, 2]);
+    let got = memcore.get("twice").unwrap();
+    assert_eq!((got.content.as_str(), got.version), ("second take", 2));
+    assert_eq!(found(&memcore, "take"), ["twice"]);
+}

@@ -184,8 +184,8 @@ impl IndexedStore {
     fn load(&self, keys: &[MemoryRef]) -> Result<(Vec<Memory>, Vec<MemoryRef>)> {
         let mut stored = Vec::new();
         let mut gone = Vec::new();
-        for key in keys {
-            match self.store.get(key) {
+        for (key, memory) in keys.iter().zip(self.store.get_many(keys)?) {
+            match memory {
                 Ok(memory) => stored.push(Arc::unwrap_or_clone(memory)),
                 Err(Error::NotFound { .. } | Error::Corrupted { .. }) => gone.push(key.clone()),
                 Err(e) => return Err(e),
@@ -382,8 +382,8 @@ impl IndexedStore {
     fn stale(&self, keys: &[MemoryRef]) -> Result<Vec<MemoryRef>> {
         let indexed = self.indexes.text.hashes_of(keys)?;
         let mut stale = Vec::new();
-        for key in keys {
-            let differs = match (self.store.get(key), indexed.get(key)) {
+        for (key, memory) in keys.iter().zip(self.store.get_many(keys)?) {
+            let differs = match (memory, indexed.get(key)) {
                 (Ok(memory), Some(hash)) => content_hash(&memory) != *hash,
                 (Err(Error::NotFound { .. } | Error::Corrupted { .. }), None) => false,
                 (Err(Error::NotFound { .. } | Error::Corrupted { .. }), Some(_)) => true,

@@ -102,30 +102,39 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     candidates.sort_by(|a, b| b.1.base.total_cmp(&a.1.base).then_with(|| a.0.cmp(&b.0)));
 
     let mut hits: Vec<Hit> = Vec::new();
-    for (key, mut parts) in candidates {
-        // The recency factor is at most 1, so once `limit` hits score at least this
-        // candidate's base, no later candidate can enter the results: stop loading.
-        if query.limit > 0 && hits.len() >= query.limit && parts.base < kth_best(&hits, query.limit)
-        {
-            break;
+    // Memories are read a few at a time: one query each for a database store.
+    let chunk = query.limit.clamp(1, MAX_READ_AHEAD);
+    'candidates: for candidates in candidates.chunks(chunk) {
+        let keys: Vec<MemoryRef> = candidates.iter().map(|(key, _)| key.clone()).collect();
+        let memories = ctx.indexed.store().get_many(&keys)?;
+        for ((key, parts), memory) in candidates.iter().zip(memories) {
+            // The recency factor is at most 1, so once `limit` hits score at least this
+            // candidate's base, no later candidate can enter the results: stop loading.
+            if query.limit > 0
+                && hits.len() >= query.limit
+                && parts.base < kth_best(&hits, query.limit)
+            {
+                break 'candidates;
+            }
+            let memory = match memory {
+                Ok(memory) => memory,
+                // Gone or damaged since it was indexed: skip it (repair drops the entry).
+                Err(Error::NotFound { .. } | Error::Corrupted { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if !query.filters.iter().all(|f| f.matches(&memory)) {
+                continue;
+            }
+            let mut parts = *parts;
+            parts.recency = recency_factor(relevance(ctx, query, &memory), query.recency.weight);
+            let links = anchors.remove(key).unwrap_or_default();
+            hits.push(Hit {
+                memory: memory.summary_view(),
+                score: parts.base * parts.recency,
+                parts,
+                links,
+            });
         }
-        let memory = match ctx.indexed.store().get(&key) {
-            Ok(memory) => memory,
-            // Gone or damaged since it was indexed: skip it (repair drops the entry).
-            Err(Error::NotFound { .. } | Error::Corrupted { .. }) => continue,
-            Err(e) => return Err(e),
-        };
-        if !query.filters.iter().all(|f| f.matches(&memory)) {
-            continue;
-        }
-        parts.recency = recency_factor(relevance(ctx, query, &memory), query.recency.weight);
-        let links = anchors.remove(&key).unwrap_or_default();
-        hits.push(Hit {
-            memory: memory.summary_view(),
-            score: parts.base * parts.recency,
-            parts,
-            links,
-        });
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
@@ -175,6 +184,9 @@ fn semantic_hits(
             Ok((hits, caught_up))
         })
 }
+
+/// The most candidates whose memories a search reads in one go.
+const MAX_READ_AHEAD: usize = 32;
 
 /// How many of the strongest candidates lend their links to others (`expand_links`).
 const EXPAND_FROM: usize = 5;

@@ -145,6 +145,14 @@ pub trait MemoryStore: Send + Sync + Debug {
     /// The memory `reference` names.
     fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>>;
 
+    /// The memories `references` name: one result per reference, in order, each as
+    /// [`MemoryStore::get`] gives it. The outer error is a failure of the whole read (a lost
+    /// database connection). Backends that read many memories at once cheaper than one at a
+    /// time (a database: one query) override this default, which calls `get` for each.
+    fn get_many(&self, references: &[MemoryRef]) -> Result<Vec<Result<Arc<Memory>>>> {
+        Ok(references.iter().map(|reference| self.get(reference)).collect())
+    }
+
     /// Applies `change` to the memory (read, change, write under the store's lock).
     /// Returns the memory as stored, with `version + 1` and `updated_at = now`.
     fn update(

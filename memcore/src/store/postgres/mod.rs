@@ -14,7 +14,9 @@ mod connection;
 mod feed;
 mod rows;
 mod schema;
+mod write;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,17 +26,15 @@ use postgres::Transaction;
 pub(crate) use connection::redact;
 use connection::{Connection, failed};
 use feed::Listener;
-use rows::{MEMORY_COLUMNS, frontmatter, memory_of, place};
+use rows::{MEMORY_COLUMNS, memory_of, place};
 
 use super::fsutil::create_private_dir_all;
 use super::{
-    ChangeFeed, MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, already_exists,
-    not_found, version_entry,
+    ChangeFeed, MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, not_found,
+    version_entry,
 };
 use crate::config::{Config, Versioning};
-use crate::{
-    Collection, Error, Limits, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp,
-};
+use crate::{Collection, Error, Limits, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
 
 /// How many memories a scan reads per query.
 const SCAN_PAGE: i64 = 500;
@@ -182,154 +182,6 @@ impl PostgresStore {
     }
 }
 
-impl PostgresStore {
-    /// Stores `memory` as `put` does, inside `tx`: a conflict under [`PutMode::CreateOnly`];
-    /// a replacement keeps the old `created_at`, takes the next version and keeps the old
-    /// one in the history.
-    fn put_in(
-        &self,
-        tx: &mut Transaction<'_>,
-        mut memory: Memory,
-        mode: PutMode,
-    ) -> Result<Memory> {
-        let what = "storing a memory";
-        let reference = memory.reference();
-        let old = match self.find(tx, &reference, true, what) {
-            Ok(old) => old,
-            // A damaged row is replaced; its text stays in the trash.
-            Err(Error::Corrupted { .. }) => {
-                self.trash_row(tx, &memory.collection, &memory.id, memory.updated_at, what)?;
-                None
-            }
-            Err(e) => return Err(e),
-        };
-        if let Some(old) = old {
-            if mode == PutMode::CreateOnly {
-                return Err(already_exists(&memory));
-            }
-            memory.created_at = old.created_at;
-            memory.version = old.version + 1;
-            memory.updated_at = memory.updated_at.max(old.updated_at);
-            self.keep_version(tx, &old)?;
-        }
-        self.store_row(tx, &memory)?;
-        Ok(memory)
-    }
-
-    /// Applies `change` to the memory `reference` names, inside `tx`.
-    fn update_in(
-        &self,
-        tx: &mut Transaction<'_>,
-        reference: &MemoryRef,
-        change: &MemoryUpdate,
-        now: Timestamp,
-    ) -> Result<Memory> {
-        let old = self
-            .find(tx, reference, true, "updating a memory")?
-            .ok_or_else(|| not_found(reference.collection(), reference.id()))?;
-        let next = change.apply(&old, &self.limits, now)?;
-        self.keep_version(tx, &old)?;
-        self.store_row(tx, &next)?;
-        Ok(next)
-    }
-
-    /// Writes `memory`'s row and records the change.
-    fn store_row(&self, tx: &mut Transaction<'_>, memory: &Memory) -> Result<()> {
-        let what = "storing a memory";
-        let fields = frontmatter(memory)?;
-        let version = i64::try_from(memory.version).unwrap_or(i64::MAX);
-        tx.execute(
-            "INSERT INTO memcore_memories (namespace, collection, id, version, frontmatter, content) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
-             ON CONFLICT (namespace, collection, id) DO UPDATE SET \
-             version = EXCLUDED.version, frontmatter = EXCLUDED.frontmatter, \
-             content = EXCLUDED.content",
-            &[
-                &self.namespace,
-                &memory.collection.as_str(),
-                &memory.id.as_str(),
-                &version,
-                &fields,
-                &memory.content,
-            ],
-        )
-        .map_err(failed(what))?;
-        self.record_change(tx, &memory.collection, &memory.id)
-    }
-
-    /// Notes in the change feed that `collection/id` changed.
-    fn record_change(
-        &self,
-        tx: &mut Transaction<'_>,
-        collection: &Collection,
-        id: &MemoryId,
-    ) -> Result<()> {
-        tx.execute(
-            "INSERT INTO memcore_changes (namespace, collection, id, seq) \
-             VALUES ($1, $2, $3, nextval('memcore_change_seq')) \
-             ON CONFLICT (namespace, collection, id) DO UPDATE SET seq = EXCLUDED.seq",
-            &[&self.namespace, &collection.as_str(), &id.as_str()],
-        )
-        .map_err(failed("recording a change"))?;
-        Ok(())
-    }
-
-    /// Keeps `old` in the history before it is replaced, pruned to `max_versions`.
-    fn keep_version(&self, tx: &mut Transaction<'_>, old: &Memory) -> Result<()> {
-        let Some(max_versions) = self.max_versions else {
-            return Ok(());
-        };
-        let what = "keeping the old version";
-        let fields = frontmatter(old)?;
-        let version = i64::try_from(old.version).unwrap_or(i64::MAX);
-        let key: [&(dyn postgres::types::ToSql + Sync); 3] =
-            [&self.namespace, &old.collection.as_str(), &old.id.as_str()];
-        tx.execute(
-            "INSERT INTO memcore_history (namespace, collection, id, version, frontmatter, content) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-            &[key[0], key[1], key[2], &version, &fields, &old.content],
-        )
-        .map_err(failed(what))?;
-        let keep = i64::try_from(max_versions).unwrap_or(i64::MAX);
-        tx.execute(
-            "DELETE FROM memcore_history WHERE namespace = $1 AND collection = $2 AND id = $3 \
-             AND version NOT IN (SELECT version FROM memcore_history \
-                 WHERE namespace = $1 AND collection = $2 AND id = $3 \
-                 ORDER BY version DESC LIMIT $4)",
-            &[key[0], key[1], key[2], &keep],
-        )
-        .map_err(failed(what))?;
-        Ok(())
-    }
-
-    /// Moves the row of `collection/id` to the trash; returns the trash entry.
-    fn trash_row(
-        &self,
-        tx: &mut Transaction<'_>,
-        collection: &Collection,
-        id: &MemoryId,
-        now: Timestamp,
-        what: &str,
-    ) -> Result<TrashEntry> {
-        let deleted_at = crate::format::frontmatter::format_timestamp(&now);
-        let row = tx
-            .query_one(
-                "WITH gone AS (DELETE FROM memcore_memories \
-                     WHERE namespace = $1 AND collection = $2 AND id = $3 \
-                     RETURNING namespace, collection, id, frontmatter, content) \
-                 INSERT INTO memcore_trash (namespace, collection, id, deleted_at, frontmatter, content) \
-                 SELECT namespace, collection, id, $4, frontmatter, content FROM gone \
-                 RETURNING seq",
-                &[&self.namespace, &collection.as_str(), &id.as_str(), &deleted_at],
-            )
-            .map_err(failed(what))?;
-        let seq: i64 = row.get(0);
-        self.record_change(tx, collection, id)?;
-        let slot = PathBuf::from(format!("postgres:{}/trash/{seq}", self.namespace));
-        Ok(TrashEntry::new(collection.clone(), id.clone(), now, slot))
-    }
-}
-
 impl MemoryStore for PostgresStore {
     fn backend(&self) -> &'static str {
         "postgres"
@@ -346,14 +198,14 @@ impl MemoryStore for PostgresStore {
     }
 
     fn put(&self, memory: Memory, mode: PutMode) -> Result<Memory> {
-        self.write("storing a memory", |tx| self.put_in(tx, memory, mode))
+        let mut stored =
+            self.write("storing a memory", |tx| self.put_all(tx, vec![memory], mode))?;
+        stored.pop().ok_or_else(|| Error::storage("the database stored nothing", None, "retry"))
     }
 
     /// One transaction for the whole batch: all of it is stored, or none.
     fn put_many(&self, memories: Vec<Memory>, mode: PutMode) -> Result<Vec<Memory>> {
-        self.write("storing memories", |tx| {
-            memories.into_iter().map(|memory| self.put_in(tx, memory, mode)).collect()
-        })
+        self.write("storing memories", |tx| self.put_all(tx, memories, mode))
     }
 
     fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
@@ -363,13 +215,47 @@ impl MemoryStore for PostgresStore {
         found.map(Arc::new).ok_or_else(|| not_found(reference.collection(), reference.id()))
     }
 
+    /// One query for every reference that names its collection; bare ids one at a time.
+    fn get_many(&self, references: &[MemoryRef]) -> Result<Vec<Result<Arc<Memory>>>> {
+        let (collections, ids): (Vec<&str>, Vec<&str>) = references
+            .iter()
+            .filter_map(|r| Some((r.collection()?.as_str(), r.id().as_str())))
+            .unzip();
+        let rows = self.connection.with(|client| {
+            client
+                .query(
+                    &format!(
+                        "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
+                         JOIN unnest($2::text[], $3::text[]) AS wanted (c, i) \
+                         ON collection = wanted.c AND id = wanted.i WHERE namespace = $1"
+                    ),
+                    &[&self.namespace, &collections, &ids],
+                )
+                .map_err(failed("reading memories"))
+        })?;
+        let found: HashMap<(&str, &str), &postgres::Row> =
+            rows.iter().map(|row| ((row.get(0), row.get(1)), row)).collect();
+        Ok(references
+            .iter()
+            .map(|reference| match reference.collection() {
+                Some(collection) => {
+                    match found.get(&(collection.as_str(), reference.id().as_str())) {
+                        Some(row) => memory_of(&self.namespace, row, 0).map(Arc::new),
+                        None => Err(not_found(Some(collection), reference.id())),
+                    }
+                }
+                None => self.get(reference),
+            })
+            .collect())
+    }
+
     fn update(
         &self,
         reference: &MemoryRef,
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
-        self.write("updating a memory", |tx| self.update_in(tx, reference, change, now))
+        self.write("updating a memory", |tx| self.update_one(tx, reference, change, now))
     }
 
     /// One transaction for the whole batch; changes whose memory is gone or moved past
@@ -379,24 +265,7 @@ impl MemoryStore for PostgresStore {
         changes: &[(MemoryRef, MemoryUpdate)],
         now: Timestamp,
     ) -> Result<Vec<Memory>> {
-        self.write("updating memories", |tx| {
-            let mut stored: Vec<Memory> = Vec::with_capacity(changes.len());
-            for (reference, change) in changes {
-                let next = match self.update_in(tx, reference, change, now) {
-                    Ok(next) => next,
-                    Err(Error::NotFound { .. } | Error::Conflict { .. }) => continue,
-                    Err(e) => return Err(e),
-                };
-                if stored.iter().any(|m| m.reference() == next.reference()) {
-                    return Err(Error::validation(
-                        format!("memory {reference} is changed twice in one batch"),
-                        "merge the two changes into one",
-                    ));
-                }
-                stored.push(next);
-            }
-            Ok(stored)
-        })
+        self.write("updating memories", |tx| self.update_all(tx, changes, now))
     }
 
     fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
@@ -439,7 +308,7 @@ impl MemoryStore for PostgresStore {
                 ));
             }
             tx.execute("DELETE FROM memcore_trash WHERE seq = $1", &[&seq]).map_err(failed(what))?;
-            self.store_row(tx, &memory)?;
+            self.store_rows(tx, std::iter::once(&memory))?;
             Ok(Arc::new(memory))
         })
     }
