@@ -5,9 +5,12 @@ use std::sync::LazyLock;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use parking_lot::Mutex;
 use postgres::error::SqlState;
-use postgres::{Client, NoTls};
+use postgres::types::ToSql;
+use postgres::{Client, GenericClient, NoTls, Row, Statement, Transaction};
 use regex::Regex;
 
 use crate::{Error, Result};
@@ -44,7 +47,7 @@ pub(super) struct Connection {
     config: postgres::Config,
     /// The URL as shown in messages (password hidden).
     shown: String,
-    client: Mutex<Option<Client>>,
+    session: Mutex<Option<Session>>,
     /// The server process of the current connection, so that the listener can tell this
     /// store's own notifications from those of other processes.
     backend_pid: AtomicI32,
@@ -66,7 +69,7 @@ impl Connection {
         if config.get_application_name().is_none() {
             config.application_name("memcore");
         }
-        Ok(Self { config, shown, client: Mutex::new(None), backend_pid: AtomicI32::new(0) })
+        Ok(Self { config, shown, session: Mutex::new(None), backend_pid: AtomicI32::new(0) })
     }
 
     /// The URL with its password hidden.
@@ -93,31 +96,120 @@ impl Connection {
         })
     }
 
-    /// A new client for the store's calls, its server process id noted.
-    fn open(&self) -> Result<Client> {
+    /// A new session for the store's calls, its server process id noted.
+    fn open(&self) -> Result<Session> {
         let mut client = self.connect()?;
         let pid: i32 = client
             .query_one("SELECT pg_backend_pid()", &[])
             .map_err(failed("asking for the connection's process id"))?
             .get(0);
         self.backend_pid.store(pid, Ordering::Relaxed);
-        Ok(client)
+        Ok(Session { client, statements: HashMap::new() })
     }
 
     /// Runs `work` with the client, connecting first if there is none or it was lost. A
     /// client that fails with a lost connection is dropped, so the next call reconnects.
-    pub(super) fn with<T>(&self, work: impl FnOnce(&mut Client) -> Result<T>) -> Result<T> {
-        let mut slot = self.client.lock();
-        let client = match slot.take() {
-            Some(client) if !client.is_closed() => client,
+    pub(super) fn with<T>(
+        &self,
+        work: impl FnOnce(&mut Sql<'_, Client>) -> Result<T>,
+    ) -> Result<T> {
+        let mut slot = self.session.lock();
+        let session = match slot.take() {
+            Some(session) if !session.client.is_closed() => session,
             _ => self.open()?,
         };
-        let client = slot.insert(client);
-        let outcome = work(client);
-        if client.is_closed() {
+        let session = slot.insert(session);
+        let outcome =
+            work(&mut Sql { client: &mut session.client, statements: &mut session.statements });
+        if session.client.is_closed() {
             *slot = None;
         }
         outcome
+    }
+}
+
+/// A connection's client and the statements prepared on it.
+struct Session {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+/// A client or a transaction that prepares each statement once per connection (saving a
+/// round trip and the planning on every later call).
+pub(super) struct Sql<'a, C> {
+    /// The client or transaction statements run on.
+    pub(super) client: &'a mut C,
+    statements: &'a mut HashMap<String, Statement>,
+}
+
+/// A transaction with the connection's prepared statements.
+pub(super) type Tx<'a, 'c> = Sql<'a, Transaction<'c>>;
+
+/// Query parameters.
+pub(super) type Params<'p> = [&'p (dyn ToSql + Sync)];
+
+impl<C: GenericClient> Sql<'_, C> {
+    fn prepared(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.statements.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+
+    /// The rows `sql` returns.
+    pub(super) fn query(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let statement = self.prepared(sql)?;
+        self.client.query(&statement, params)
+    }
+
+    /// The one row `sql` returns.
+    pub(super) fn query_one(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<Row, postgres::Error> {
+        let statement = self.prepared(sql)?;
+        self.client.query_one(&statement, params)
+    }
+
+    /// The row `sql` returns, if any.
+    pub(super) fn query_opt(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<Option<Row>, postgres::Error> {
+        let statement = self.prepared(sql)?;
+        self.client.query_opt(&statement, params)
+    }
+
+    /// Runs `sql`; how many rows it changed.
+    pub(super) fn execute(
+        &mut self,
+        sql: &str,
+        params: &Params<'_>,
+    ) -> Result<u64, postgres::Error> {
+        let statement = self.prepared(sql)?;
+        self.client.execute(&statement, params)
+    }
+}
+
+impl Sql<'_, Client> {
+    /// Runs `work` in a transaction, committed when it returns `Ok`, rolled back otherwise.
+    pub(super) fn transaction<T>(
+        &mut self,
+        what: &str,
+        work: impl FnOnce(&mut Tx<'_, '_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut tx = self.client.transaction().map_err(failed(what))?;
+        let outcome = work(&mut Sql { client: &mut tx, statements: &mut *self.statements })?;
+        tx.commit().map_err(failed(what))?;
+        Ok(outcome)
     }
 }
 

@@ -26,13 +26,12 @@ impl ChangeFeed for PostgresStore {
     /// `<schema id>:<change sequence>`; reading it clears [`ChangeFeed::has_news`].
     fn cursor(&self) -> Result<String> {
         self.listener.news.store(false, Ordering::SeqCst);
-        let row = self.connection.with(|client| {
-            client
-                .query_one(
-                    "SELECT coalesce(max(seq), 0) FROM memcore_changes WHERE namespace = $1",
-                    &[&self.namespace],
-                )
-                .map_err(failed("reading the change sequence"))
+        let row = self.connection.with(|sql| {
+            sql.query_one(
+                "SELECT coalesce(max(seq), 0) FROM memcore_changes WHERE namespace = $1",
+                &[&self.namespace],
+            )
+            .map_err(failed("reading the change sequence"))
         })?;
         let seq: i64 = row.get(0);
         Ok(format!("{}:{seq}", self.store_id))
@@ -49,13 +48,12 @@ impl ChangeFeed for PostgresStore {
                     "run a full reindex (the database was replaced or the cursor damaged)",
                 )
             })?;
-        let rows = self.connection.with(|client| {
-            client
-                .query(
-                    "SELECT collection, id FROM memcore_changes WHERE namespace = $1 AND seq > $2",
-                    &[&self.namespace, &seq],
-                )
-                .map_err(failed("reading the change feed"))
+        let rows = self.connection.with(|sql| {
+            sql.query(
+                "SELECT collection, id FROM memcore_changes WHERE namespace = $1 AND seq > $2",
+                &[&self.namespace, &seq],
+            )
+            .map_err(failed("reading the change feed"))
         })?;
         let mut changed = Vec::with_capacity(rows.len());
         for row in rows {

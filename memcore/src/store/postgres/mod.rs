@@ -21,10 +21,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use postgres::Transaction;
-
 pub(crate) use connection::redact;
-use connection::{Connection, failed};
+use connection::{Connection, Sql, Tx, failed};
 use feed::Listener;
 use rows::{MEMORY_COLUMNS, memory_of, place};
 
@@ -93,7 +91,7 @@ impl PostgresStore {
         config.postgres.validate()?;
         let url = config.postgres.database_url()?;
         let connection = Arc::new(Connection::new(url.expose())?);
-        let store_id = connection.with(schema::prepare)?;
+        let store_id = connection.with(|sql| schema::prepare(sql.client))?;
         let private_dir = root.join(super::PRIVATE_DIR);
         create_private_dir_all(&private_dir)?;
         let max_versions = match config.versioning {
@@ -121,30 +119,26 @@ impl PostgresStore {
 
     /// Runs `work` in one transaction that holds the namespace's write lock, records nothing
     /// by itself and announces the namespace's change on commit; an error rolls everything back.
-    fn write<T>(
-        &self,
-        what: &str,
-        work: impl FnOnce(&mut Transaction<'_>) -> Result<T>,
-    ) -> Result<T> {
-        self.connection.with(|client| {
-            let mut tx = client.transaction().map_err(failed(what))?;
-            tx.execute(
-                "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-                &[&schema::LOCK_CLASS, &self.namespace],
-            )
-            .map_err(failed(what))?;
-            let outcome = work(&mut tx)?;
-            tx.execute("SELECT pg_notify($1, $2)", &[&feed::CHANNEL, &self.namespace])
+    fn write<T>(&self, what: &str, work: impl FnOnce(&mut Tx<'_, '_>) -> Result<T>) -> Result<T> {
+        self.connection.with(|sql| {
+            sql.transaction(what, |tx| {
+                tx.execute(
+                    "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+                    &[&schema::LOCK_CLASS, &self.namespace],
+                )
                 .map_err(failed(what))?;
-            tx.commit().map_err(failed(what))?;
-            Ok(outcome)
+                let outcome = work(tx)?;
+                tx.execute("SELECT pg_notify($1, $2)", &[&feed::CHANNEL, &self.namespace])
+                    .map_err(failed(what))?;
+                Ok(outcome)
+            })
         })
     }
 
     /// The memory `reference` names, read with `client` (locked for update when `lock`).
     fn find(
         &self,
-        client: &mut impl postgres::GenericClient,
+        sql: &mut Sql<'_, impl postgres::GenericClient>,
         reference: &MemoryRef,
         lock: bool,
         what: &str,
@@ -152,14 +146,14 @@ impl PostgresStore {
         let for_update = if lock { " FOR UPDATE" } else { "" };
         let id = reference.id().as_str();
         let rows = match reference.collection() {
-            Some(collection) => client.query(
+            Some(collection) => sql.query(
                 &format!(
                     "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
                      WHERE namespace = $1 AND collection = $2 AND id = $3{for_update}"
                 ),
                 &[&self.namespace, &collection.as_str(), &id],
             ),
-            None => client.query(
+            None => sql.query(
                 &format!(
                     "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
                      WHERE namespace = $1 AND id = $2 ORDER BY collection{for_update}"
@@ -209,9 +203,8 @@ impl MemoryStore for PostgresStore {
     }
 
     fn get(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
-        let found = self
-            .connection
-            .with(|client| self.find(client, reference, false, "reading a memory"))?;
+        let found =
+            self.connection.with(|sql| self.find(sql, reference, false, "reading a memory"))?;
         found.map(Arc::new).ok_or_else(|| not_found(reference.collection(), reference.id()))
     }
 
@@ -221,17 +214,16 @@ impl MemoryStore for PostgresStore {
             .iter()
             .filter_map(|r| Some((r.collection()?.as_str(), r.id().as_str())))
             .unzip();
-        let rows = self.connection.with(|client| {
-            client
-                .query(
-                    &format!(
-                        "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
+        let rows = self.connection.with(|sql| {
+            sql.query(
+                &format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memcore_memories \
                          JOIN unnest($2::text[], $3::text[]) AS wanted (c, i) \
                          ON collection = wanted.c AND id = wanted.i WHERE namespace = $1"
-                    ),
-                    &[&self.namespace, &collections, &ids],
-                )
-                .map_err(failed("reading memories"))
+                ),
+                &[&self.namespace, &collections, &ids],
+            )
+            .map_err(failed("reading memories"))
         })?;
         let found: HashMap<(&str, &str), &postgres::Row> =
             rows.iter().map(|row| ((row.get(0), row.get(1)), row)).collect();
@@ -314,14 +306,13 @@ impl MemoryStore for PostgresStore {
     }
 
     fn collections(&self) -> Result<Vec<Collection>> {
-        let rows = self.connection.with(|client| {
-            client
-                .query(
-                    "SELECT DISTINCT collection FROM memcore_memories WHERE namespace = $1 \
+        let rows = self.connection.with(|sql| {
+            sql.query(
+                "SELECT DISTINCT collection FROM memcore_memories WHERE namespace = $1 \
                      ORDER BY collection",
-                    &[&self.namespace],
-                )
-                .map_err(failed("listing collections"))
+                &[&self.namespace],
+            )
+            .map_err(failed("listing collections"))
         })?;
         rows.iter()
             .map(|row| {
@@ -343,8 +334,8 @@ impl MemoryStore for PostgresStore {
         let wanted = collection.map(Collection::as_str);
         let mut after = (String::new(), String::new());
         loop {
-            let rows = self.connection.with(|client| {
-                client
+            let rows = self.connection.with(|sql| {
+                sql
                     .query(
                         &format!(
                             "SELECT {MEMORY_COLUMNS} FROM memcore_memories WHERE namespace = $1 \
@@ -413,22 +404,16 @@ impl PostgresStore {
     /// The kept old versions of `current`, oldest first (only `version` when given).
     fn kept(&self, current: &Memory, version: Option<u64>) -> Result<Vec<Memory>> {
         let version = version.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
-        let rows = self.connection.with(|client| {
-            client
-                .query(
-                    &format!(
-                        "SELECT {MEMORY_COLUMNS} FROM memcore_history WHERE namespace = $1 \
+        let rows = self.connection.with(|sql| {
+            sql.query(
+                &format!(
+                    "SELECT {MEMORY_COLUMNS} FROM memcore_history WHERE namespace = $1 \
                          AND collection = $2 AND id = $3 AND ($4::bigint IS NULL OR version = $4) \
                          ORDER BY version"
-                    ),
-                    &[
-                        &self.namespace,
-                        &current.collection.as_str(),
-                        &current.id.as_str(),
-                        &version,
-                    ],
-                )
-                .map_err(failed("reading old versions"))
+                ),
+                &[&self.namespace, &current.collection.as_str(), &current.id.as_str(), &version],
+            )
+            .map_err(failed("reading old versions"))
         })?;
         rows.iter().map(|row| memory_of(&self.namespace, row, 0)).collect()
     }

@@ -5,10 +5,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use postgres::Transaction;
-
 use super::PostgresStore;
-use super::connection::failed;
+use super::connection::{Tx, failed};
 use super::rows::{MEMORY_COLUMNS, frontmatter, memory_of};
 use crate::store::{PutMode, TrashEntry, already_exists, not_found};
 use crate::{Collection, Error, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
@@ -27,7 +25,7 @@ impl PostgresStore {
     /// as its last version.
     pub(super) fn put_all(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         memories: Vec<Memory>,
         mode: PutMode,
     ) -> Result<Vec<Memory>> {
@@ -74,7 +72,7 @@ impl PostgresStore {
     /// or moved past its expected version is skipped; a memory changed twice is refused.
     pub(super) fn update_all(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         changes: &[(MemoryRef, MemoryUpdate)],
         now: Timestamp,
     ) -> Result<Vec<Memory>> {
@@ -124,7 +122,7 @@ impl PostgresStore {
     /// Applies `change` to the memory `reference` names, inside `tx`.
     pub(super) fn update_one(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         reference: &MemoryRef,
         change: &MemoryUpdate,
         now: Timestamp,
@@ -142,7 +140,7 @@ impl PostgresStore {
     /// damaged one).
     fn lock_rows(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         keys: &[Key],
         what: &str,
     ) -> Result<HashMap<Key, Result<Memory>>> {
@@ -168,7 +166,7 @@ impl PostgresStore {
     /// Writes the rows of `memories` and records their changes.
     pub(super) fn store_rows<'m>(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         memories: impl Iterator<Item = &'m Memory>,
     ) -> Result<()> {
         let what = "storing memories";
@@ -201,7 +199,7 @@ impl PostgresStore {
     /// Notes in the change feed that the memories `collections[i]/ids[i]` changed.
     fn record_changes(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         collections: &[String],
         ids: &[String],
     ) -> Result<()> {
@@ -217,7 +215,7 @@ impl PostgresStore {
 
     /// Keeps `olds` in the history before they are replaced, each memory's history pruned to
     /// `max_versions`.
-    fn keep_versions(&self, tx: &mut Transaction<'_>, olds: &[Memory]) -> Result<()> {
+    fn keep_versions(&self, tx: &mut Tx<'_, '_>, olds: &[Memory]) -> Result<()> {
         let Some(max_versions) = self.max_versions else {
             return Ok(());
         };
@@ -262,7 +260,7 @@ impl PostgresStore {
     /// Moves the row of `collection/id` to the trash; returns the trash entry.
     pub(super) fn trash_row(
         &self,
-        tx: &mut Transaction<'_>,
+        tx: &mut Tx<'_, '_>,
         collection: &Collection,
         id: &MemoryId,
         now: Timestamp,
