@@ -19,7 +19,10 @@ mod pgcluster;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use memcore::{Config, FileStore, Memcore, NewMemory, PostgresStore, Query, SearchMode};
+use memcore::{
+    Config, FileStore, Limits, Memcore, MemoryStore, NewMemory, PostgresStore, PutMode, Query,
+    SearchMode, now,
+};
 
 const BATCH: usize = 1_000;
 const SINGLE_PUTS: usize = 200;
@@ -56,6 +59,8 @@ fn main() {
                     memcore.put_many(batch.to_vec()).expect("put_many");
                 }
             });
+            // Let the full-text index's background merges of the ingest settle first.
+            std::thread::sleep(Duration::from_secs(3));
             let rate = n as f64 / ingest.as_secs_f64();
             println!(
                 "{backend:>8} n={n}: batched ingest {rate:.0}/s ({ingest:.1?}, batches of {BATCH})"
@@ -75,6 +80,26 @@ fn main() {
                 "{backend:>8} n={n}: one durable put p50 {:.2?} p99 {:.2?}",
                 support::percentile(&puts, 0.5),
                 support::percentile(&puts, 0.99)
+            );
+
+            // The store's own share: the same put without the full-text index.
+            let store = raw_store(backend, dir.path(), &config);
+            let mut raw: Vec<Duration> = (0..SINGLE_PUTS)
+                .map(|i| {
+                    let memory = NewMemory::new(format!("A short note {i} about the release."))
+                        .id(format!("raw-{i}"))
+                        .into_memory(&"memory".parse().expect("name"), &Limits::default(), now())
+                        .expect("valid");
+                    timed(|| {
+                        store.put(memory, PutMode::Upsert).expect("put");
+                    })
+                })
+                .collect();
+            raw.sort();
+            println!(
+                "{backend:>8} n={n}: one durable put, store only, p50 {:.2?} p99 {:.2?}",
+                support::percentile(&raw, 0.5),
+                support::percentile(&raw, 0.99)
             );
 
             let mut searches: Vec<Duration> = questions
@@ -123,6 +148,14 @@ fn remote_and_cold(
     let cold =
         timed(|| total = open("postgres", fresh.path(), config).stats().expect("stats").memories);
     println!("postgres n={n}: cold start of a new machine ({total} memories) {cold:.1?}");
+}
+
+/// The bare store of `backend` in `dir`, without memcore's indexes.
+fn raw_store(backend: &str, dir: &Path, config: &Config) -> Box<dyn MemoryStore> {
+    match backend {
+        "file" => Box::new(FileStore::open(dir, config).expect("file store")),
+        _ => Box::new(PostgresStore::open(dir, config).expect("postgres store")),
+    }
 }
 
 fn open(backend: &str, dir: &Path, config: &Config) -> Memcore {

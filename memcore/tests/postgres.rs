@@ -100,13 +100,68 @@ fn a_search_follows_other_processes_writes_without_a_sync_call() {
     let namespace = pgcluster::namespace();
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, b) = (open(dir_a.path(), &namespace), open(dir_b.path(), &namespace));
-    assert!(found(&b, "heron").is_empty()); // starts b's listener
+    // Written after b opened, before b listens: b's first search still finds it.
     a.put(NewMemory::new("A grey heron nests by the reservoir.").id("heron")).unwrap();
+    assert_eq!(found(&b, "heron"), ["heron"]);
+    // Later writes reach b through its listener.
+    a.put(NewMemory::new("A second heron joined it.").id("second")).unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
-    while found(&b, "heron").is_empty() {
-        assert!(Instant::now() < deadline, "b never heard of a's write");
+    while found(&b, "heron").len() < 2 {
+        assert!(Instant::now() < deadline, "b never heard of a's second write");
         thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn damaged_rows_are_reported_and_can_be_deleted_but_not_overwritten_by_create_only() {
+    let namespace = pgcluster::namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path(), &namespace);
+    memcore.put(NewMemory::new("soon damaged").id("broken")).unwrap();
+    memcore.put(NewMemory::new("also damaged").id("broken2")).unwrap();
+    pgcluster::shared()
+        .client()
+        .execute(
+            "UPDATE memcore_memories SET frontmatter = '\"not an object\"' WHERE namespace = $1",
+            &[&namespace],
+        )
+        .unwrap();
+    let err = memcore.get("memory/broken").unwrap_err();
+    assert_eq!(err.category(), Category::Parse, "{err}");
+    assert!(err.to_string().contains(&format!("postgres:{namespace}/memory/broken")), "{err}");
+    let err = memcore
+        .put_with(NewMemory::new("new").id("broken"), memcore::PutMode::CreateOnly)
+        .unwrap_err();
+    assert_eq!(err.category(), Category::Conflict, "{err}");
+    memcore.delete("memory/broken").unwrap();
+    // Restoring over a damaged live memory is a conflict, as over a live one.
+    memcore.put(NewMemory::new("gone").id("gone")).unwrap();
+    memcore.delete("gone").unwrap();
+    pgcluster::shared()
+        .client()
+        .execute(
+            "UPDATE memcore_trash SET id = 'broken2' WHERE namespace = $1 AND id = 'gone'",
+            &[&namespace],
+        )
+        .unwrap();
+    let err = memcore.restore("memory/broken2").unwrap_err();
+    assert_eq!(err.category(), Category::Conflict, "{err}");
+    // An upsert replaces the damaged row, whose text stays in the trash.
+    let stored = memcore.put(NewMemory::new("mended").id("broken2")).unwrap();
+    assert_eq!((stored.version, memcore.get("broken2").unwrap().content.as_str()), (1, "mended"));
+}
+
+#[test]
+fn history_of_a_memory_made_anew_keeps_the_new_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path(), &pgcluster::namespace());
+    memcore.put(NewMemory::new("A").id("x")).unwrap();
+    memcore.put(NewMemory::new("B").id("x")).unwrap();
+    memcore.delete("x").unwrap();
+    memcore.put(NewMemory::new("C").id("x")).unwrap();
+    memcore.put(NewMemory::new("D").id("x")).unwrap();
+    assert_eq!(memcore.get_version("x", "1").unwrap().content, "C");
+    assert_eq!(memcore.get("x").unwrap().content, "D");
 }
 
 #[test]
@@ -343,4 +398,22 @@ fn history_is_pruned_to_max_versions_and_a_batch_may_name_a_memory_twice() {
     let got = memcore.get("twice").unwrap();
     assert_eq!((got.content.as_str(), got.version), ("second take", 2));
     assert_eq!(found(&memcore, "take"), ["twice"]);
+}
+
+#[test]
+fn a_writer_holding_the_namespace_lock_past_lock_timeout_is_a_retryable_conflict() {
+    let namespace = pgcluster::namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = pgcluster::config(pgcluster::shared().url(), &namespace);
+    config.lock_timeout_ms = 300;
+    let memcore = open_with(dir.path(), config);
+    let mut holder = pgcluster::shared().client();
+    let mut tx = holder.transaction().unwrap();
+    // The lock every write of the namespace takes (memcore's class `MEMC`).
+    tx.execute("SELECT pg_advisory_xact_lock(1296387395, hashtext($1))", &[&namespace]).unwrap();
+    let err = memcore.put(NewMemory::new("waits").id("waits")).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict, "{err}");
+    assert!(err.recovery().contains("retry"), "{}", err.recovery());
+    tx.rollback().unwrap();
+    memcore.put(NewMemory::new("waits").id("waits")).unwrap();
 }

@@ -43,8 +43,11 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs, out: &mut Output) -> Res
         git_autocommit: args.git_autocommit,
         ..Config::default()
     };
-    // A shared database holds many projects: this one's memories are under its name.
-    if let Some(name) = dir.file_name().and_then(|name| name.to_str()) {
+    // A shared database holds many projects: this one's memories are under its name (the
+    // same on every machine that checks the project out; edit it in the config to differ).
+    if backend == Backend::Postgres
+        && let Some(name) = dir.file_name().and_then(|name| name.to_str())
+    {
         config.postgres.namespace = name.to_owned();
     }
     let store = dir.join(DEFAULT_PROJECT_STORE);

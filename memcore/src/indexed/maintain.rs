@@ -360,7 +360,10 @@ impl IndexedStore {
         let cursor_file = self.dir.join(SYNC_CURSOR_FILE);
         let saved = std::fs::read_to_string(&cursor_file).ok();
         let changed = match saved.as_deref() {
-            Some(saved) if saved == cursor => return Ok(SyncReport::default()),
+            Some(saved) if saved == cursor => {
+                feed.synced_to(&cursor);
+                return Ok(SyncReport::default());
+            }
             Some(saved) => feed.changed_since(saved).ok(),
             None => None,
         };
@@ -374,6 +377,7 @@ impl IndexedStore {
             None => full(self.repair()?),
         };
         write_atomic(&cursor_file, cursor.as_bytes())?;
+        feed.synced_to(&cursor);
         Ok(report)
     }
 

@@ -279,12 +279,20 @@ pub trait ChangeFeed: Send + Sync {
     /// [`ChangeFeed::cursor`]), as `collection/id`.
     fn changed_since(&self, cursor: &str) -> Result<Vec<MemoryRef>>;
 
-    /// Whether the store has been told of changes made by other processes since
-    /// [`ChangeFeed::cursor`] was last read (PostgreSQL's `LISTEN`): [`crate::Memcore`] then
-    /// syncs before its next search. Stores that are not told keep this default (`false`);
+    /// Whether the store has been told of changes made by other processes since the indexes
+    /// were last synced ([`ChangeFeed::synced_to`]; PostgreSQL's `LISTEN`): [`crate::Memcore`]
+    /// then syncs before its next search. Stores that are not told keep this default (`false`);
     /// they are synced on open and by [`crate::Memcore::sync`].
     fn has_news(&self) -> bool {
         false
+    }
+
+    /// Told by memcore once the indexes are level with the store as of `cursor` (a value
+    /// of [`ChangeFeed::cursor`]): a store that reports news ([`ChangeFeed::has_news`])
+    /// stops reporting what came before it. A sync that fails never calls it, so the news
+    /// stays and the next search tries again.
+    fn synced_to(&self, cursor: &str) {
+        let _ = cursor;
     }
 }
 

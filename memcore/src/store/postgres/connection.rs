@@ -1,7 +1,6 @@
 //! The connection to the database: opened on first use and again after it was lost, with
 //! errors that name what memcore was doing and never show the password.
 
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
@@ -11,12 +10,17 @@ use parking_lot::Mutex;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, GenericClient, NoTls, Row, Statement, Transaction};
-use regex::Regex;
 
 use crate::{Error, Result};
 
 /// How long connecting may take when the URL does not say (`connect_timeout`).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection stays idle before TCP keepalives probe it.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+
+/// How long the server lets a transaction of ours sit idle before ending it.
+const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(60);
 
 /// Where the database URL can be given, for recovery hints.
 const URL_SOURCES: &str = "`postgres.url` in the store's config, or $MEMCORE_DATABASE_URL";
@@ -27,18 +31,67 @@ const URL_SOURCES: &str = "`postgres.url` in the store's config, or $MEMCORE_DAT
 /// postgres://ann:secret@db/mem       -> postgres://ann:***@db/mem
 /// host=db user=ann password=secret   -> host=db user=ann password=***
 /// ```
+///
+/// In a URL (any `scheme://`), everything between the user's `:` and the first `@` is
+/// hidden, as the driver reads it, and so is every `password=` value of the query; in
+/// `key=value` form, every `password` value, quoted or not, escapes included.
 pub(crate) fn redact(url: &str) -> String {
-    static USERINFO: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"^(postgres(?:ql)?://[^:/@?]*:)[^@/?]*@").ok());
-    static PASSWORD: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)").ok());
-    let mut shown = url.to_owned();
-    if let Some(re) = USERINFO.as_ref() {
-        shown = re.replace(&shown, "${1}***@").into_owned();
+    match url.find("://") {
+        Some(scheme_end) => {
+            let (scheme, rest) = url.split_at(scheme_end + 3);
+            let rest = match rest.find('@') {
+                Some(at) => match rest[..at].find(':') {
+                    Some(colon) => format!("{}:***{}", &rest[..colon], &rest[at..]),
+                    None => rest.to_owned(),
+                },
+                None => rest.to_owned(),
+            };
+            let rest = hide_values(&rest, |c| c == '&' || c == '#');
+            format!("{scheme}{rest}")
+        }
+        None => hide_values(url, char::is_whitespace),
     }
-    if let Some(re) = PASSWORD.as_ref() {
-        shown = re.replace_all(&shown, "${1}***").into_owned();
+}
+
+/// `text` with the value of every `password` key hidden: a quoted value up to its closing
+/// quote, else up to `ends` (backslash escapes skipped).
+fn hide_values(text: &str, ends: impl Fn(char) -> bool) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut shown = String::with_capacity(text.len());
+    let mut from = 0;
+    while let Some(found) = lower[from..].find("password") {
+        let key_end = from + found + "password".len();
+        let after_key = &text[key_end..];
+        let Some(equals) = after_key
+            .find(|c: char| !c.is_whitespace())
+            .filter(|&i| after_key[i..].starts_with('='))
+        else {
+            shown.push_str(&text[from..key_end]);
+            from = key_end;
+            continue;
+        };
+        let value_start = key_end + equals + 1;
+        let value_start =
+            value_start + text[value_start..].find(|c: char| !c.is_whitespace()).unwrap_or(0);
+        let mut chars = text[value_start..].char_indices();
+        let quoted = text[value_start..].starts_with('\'');
+        if quoted {
+            chars.next();
+        }
+        let mut value_end = text.len();
+        while let Some((i, c)) = chars.next() {
+            if c == '\\' {
+                chars.next();
+            } else if (quoted && c == '\'') || (!quoted && ends(c)) {
+                value_end = value_start + i + usize::from(quoted);
+                break;
+            }
+        }
+        shown.push_str(&text[from..value_start]);
+        shown.push_str("***");
+        from = value_end;
     }
+    shown.push_str(&text[from..]);
     shown
 }
 
@@ -55,11 +108,13 @@ pub(super) struct Connection {
 
 impl Connection {
     /// A connection to `url` (a `postgres://` URL or `key=value` pairs), not yet opened.
-    pub(super) fn new(url: &str) -> Result<Self> {
+    pub(super) fn new(url: &str, lock_timeout: Duration) -> Result<Self> {
         let shown = redact(url);
         let mut config: postgres::Config = url.parse().map_err(|e| {
             Error::validation(
-                format!("invalid database URL {shown}: {e}"),
+                // Not shown: a URL that does not parse may hide its password in a way
+                // `redact` cannot see.
+                format!("the database URL does not parse ({e})"),
                 format!("give a URL such as postgres://user@host:5432/dbname in {URL_SOURCES}"),
             )
         })?;
@@ -69,6 +124,20 @@ impl Connection {
         if config.get_application_name().is_none() {
             config.application_name("memcore");
         }
+        // A peer that vanished mid-transaction (its machine lost the network) is noticed
+        // in seconds, not the two hours of the system's default.
+        if !url.contains("keepalives_idle") {
+            config.keepalives_idle(KEEPALIVE_IDLE);
+        }
+        // Waits for another writer's lock end like the file store's (`lock_timeout_ms`), and
+        // a transaction of ours left idle (a process stopped mid-write) is ended by the server.
+        let options = format!(
+            "{} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
+            config.get_options().unwrap_or_default(),
+            lock_timeout.as_millis(),
+            IDLE_IN_TRANSACTION.as_millis()
+        );
+        config.options(options.trim_start());
         Ok(Self { config, shown, session: Mutex::new(None), backend_pid: AtomicI32::new(0) })
     }
 
@@ -208,7 +277,19 @@ impl Sql<'_, Client> {
     ) -> Result<T> {
         let mut tx = self.client.transaction().map_err(failed(what))?;
         let outcome = work(&mut Sql { client: &mut tx, statements: &mut *self.statements })?;
-        tx.commit().map_err(failed(what))?;
+        tx.commit().map_err(|e| {
+            let lost = e.is_closed();
+            let error = failed(what)(e);
+            if !lost {
+                return error;
+            }
+            // The server may have committed before the connection went.
+            Error::storage(
+                format!("lost the connection to the database while committing ({what})"),
+                Some(Box::new(error)),
+                "the write may or may not have been stored: read it back before retrying",
+            )
+        })?;
         Ok(outcome)
     }
 }
@@ -237,7 +318,12 @@ pub(super) fn failed(what: &str) -> impl Fn(postgres::Error) -> Error + '_ {
             );
         }
         let clash = e.code().is_some_and(|code| {
-            [SqlState::T_R_SERIALIZATION_FAILURE, SqlState::T_R_DEADLOCK_DETECTED].contains(code)
+            [
+                SqlState::T_R_SERIALIZATION_FAILURE,
+                SqlState::T_R_DEADLOCK_DETECTED,
+                SqlState::LOCK_NOT_AVAILABLE,
+            ]
+            .contains(code)
         });
         if clash {
             return Error::conflict(
@@ -267,16 +353,22 @@ mod tests {
         let cases = [
             ("postgres://ann:s3cret@db:5432/mem", "postgres://ann:***@db:5432/mem"),
             ("postgresql://ann:p%40ss@db/mem", "postgresql://ann:***@db/mem"),
+            ("postgres://ann:s3/cr?et@db/mem", "postgres://ann:***@db/mem"),
+            ("postgresql+psycopg2://ann:s3cret@db/mem", "postgresql+psycopg2://ann:***@db/mem"),
             ("postgres://ann@db/mem", "postgres://ann@db/mem"),
             (
                 "postgres://db/mem?user=ann&password=s3cret",
                 "postgres://db/mem?user=ann&password=***",
             ),
+            ("postgres://db/mem?password=s3&cret=1", "postgres://db/mem?password=***&cret=1"),
             (
                 "host=db user=ann password=s3cret dbname=mem",
                 "host=db user=ann password=*** dbname=mem",
             ),
-            ("host=db password='s3 cret' dbname=mem", "host=db password=*** dbname=mem"),
+            ("host=db password = 's3 cr\\'et' dbname=mem", "host=db password = *** dbname=mem"),
+            ("host=db password=s3\\ cret dbname=mem", "host=db password=*** dbname=mem"),
+            ("host=db PASSWORD=s3cret", "host=db PASSWORD=***"),
+            ("host=db passwordless=1 password=s3cret", "host=db passwordless=1 password=***"),
         ];
         for (url, shown) in cases {
             assert_eq!(redact(url), shown, "{url}");

@@ -2,7 +2,7 @@
 //! one, and a listener that learns of other processes' writes through `LISTEN`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 
@@ -23,9 +23,11 @@ const POLL: Duration = Duration::from_millis(500);
 const RECONNECT: Duration = Duration::from_secs(1);
 
 impl ChangeFeed for PostgresStore {
-    /// `<schema id>:<change sequence>`; reading it clears [`ChangeFeed::has_news`].
+    /// `<schema id>:<change sequence>`.
     fn cursor(&self) -> Result<String> {
-        self.listener.news.store(false, Ordering::SeqCst);
+        // What was heard before the cursor is read is covered by a sync up to it.
+        let heard = self.listener.heard.load(Ordering::SeqCst);
+        self.listener.reading.store(heard, Ordering::SeqCst);
         let row = self.connection.with(|sql| {
             sql.query_one(
                 "SELECT coalesce(max(seq), 0) FROM memcore_changes WHERE namespace = $1",
@@ -66,12 +68,18 @@ impl ChangeFeed for PostgresStore {
         Ok(changed)
     }
 
-    /// True once another process has written to the namespace since the cursor was last
-    /// read. The first call starts a listening thread with a connection of its own; it
-    /// reports news once it listens, since writes may have come before.
+    /// True once another process has written to the namespace since the indexes were last
+    /// synced. The first call starts a listening thread with a connection of its own, and
+    /// is true: writes may have come since the store opened.
     fn has_news(&self) -> bool {
-        self.listener.start();
-        self.listener.news.load(Ordering::SeqCst)
+        self.listener.start()
+            || self.listener.heard.load(Ordering::SeqCst)
+                > self.listener.synced.load(Ordering::SeqCst)
+    }
+
+    fn synced_to(&self, _cursor: &str) {
+        let reading = self.listener.reading.load(Ordering::SeqCst);
+        self.listener.synced.fetch_max(reading, Ordering::SeqCst);
     }
 }
 
@@ -80,8 +88,13 @@ impl ChangeFeed for PostgresStore {
 pub(super) struct Listener {
     connection: Arc<Connection>,
     namespace: String,
-    /// Set when another process announced a write; cleared by [`ChangeFeed::cursor`].
-    news: Arc<AtomicBool>,
+    /// Counts what the thread heard: other processes' writes, and each (re)connection, after
+    /// which writes may have been missed.
+    heard: Arc<AtomicU64>,
+    /// `heard` when [`ChangeFeed::cursor`] was last read.
+    reading: AtomicU64,
+    /// `heard` as of the last completed sync.
+    synced: AtomicU64,
     started: AtomicBool,
     stop: Arc<AtomicBool>,
 }
@@ -92,27 +105,29 @@ impl Listener {
         Self {
             connection,
             namespace,
-            news: Arc::new(AtomicBool::new(false)),
+            heard: Arc::new(AtomicU64::new(0)),
+            reading: AtomicU64::new(0),
+            synced: AtomicU64::new(0),
             started: AtomicBool::new(false),
             stop: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    /// Starts the thread unless it runs.
-    fn start(&self) {
+    /// Starts the thread unless it runs; whether it started now.
+    fn start(&self) -> bool {
         if self.started.swap(true, Ordering::SeqCst) {
-            return;
+            return false;
         }
         let (connection, namespace) = (Arc::clone(&self.connection), self.namespace.clone());
-        let (news, stop) = (Arc::clone(&self.news), Arc::clone(&self.stop));
+        let (heard, stop) = (Arc::clone(&self.heard), Arc::clone(&self.stop));
         let spawned = thread::Builder::new()
             .name("memcore-listen".into())
-            .spawn(move || listen(&connection, &namespace, &news, &stop));
+            .spawn(move || listen(&connection, &namespace, &heard, &stop));
         if spawned.is_err() {
-            // Without a listener, every search syncs: slower, never stale.
+            // Without a listener every search syncs: slower, never stale.
             self.started.store(false, Ordering::SeqCst);
-            self.news.store(true, Ordering::SeqCst);
         }
+        true
     }
 }
 
@@ -122,13 +137,12 @@ impl Drop for Listener {
     }
 }
 
-/// The listening loop: connect, `LISTEN`, flag news of other processes' writes to
-/// `namespace`; after a lost connection, flag news (notifications may have been missed)
-/// and connect again.
-fn listen(connection: &Connection, namespace: &str, news: &AtomicBool, stop: &AtomicBool) {
+/// The listening loop: connect, `LISTEN`, count other processes' writes to `namespace` as
+/// heard; count each (re)connection too (notifications may have been missed meanwhile).
+fn listen(connection: &Connection, namespace: &str, heard: &AtomicU64, stop: &AtomicBool) {
     while !stop.load(Ordering::SeqCst) {
         let Ok(mut client) = connection.connect() else {
-            news.store(true, Ordering::SeqCst);
+            heard.fetch_add(1, Ordering::SeqCst);
             thread::sleep(RECONNECT);
             continue;
         };
@@ -137,7 +151,7 @@ fn listen(connection: &Connection, namespace: &str, news: &AtomicBool, stop: &At
             continue;
         }
         // Writes made before this point were not heard.
-        news.store(true, Ordering::SeqCst);
+        heard.fetch_add(1, Ordering::SeqCst);
         while !stop.load(Ordering::SeqCst) && !client.is_closed() {
             let mut notifications = client.notifications();
             let mut waiting = notifications.timeout_iter(POLL);
@@ -145,7 +159,7 @@ fn listen(connection: &Connection, namespace: &str, news: &AtomicBool, stop: &At
                 Ok(Some(note)) => {
                     let own = note.process_id() == connection.backend_pid();
                     if note.payload() == namespace && !own {
-                        news.store(true, Ordering::SeqCst);
+                        heard.fetch_add(1, Ordering::SeqCst);
                     }
                 }
                 Ok(None) => {}

@@ -90,7 +90,8 @@ impl PostgresStore {
         let root = root.as_ref().to_path_buf();
         config.postgres.validate()?;
         let url = config.postgres.database_url()?;
-        let connection = Arc::new(Connection::new(url.expose())?);
+        let lock_timeout = std::time::Duration::from_millis(config.lock_timeout_ms);
+        let connection = Arc::new(Connection::new(url.expose(), lock_timeout)?);
         let store_id = connection.with(|sql| schema::prepare(sql.client))?;
         let private_dir = root.join(super::PRIVATE_DIR);
         create_private_dir_all(&private_dir)?;
@@ -263,10 +264,14 @@ impl MemoryStore for PostgresStore {
     fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
         let what = "deleting a memory";
         self.write(what, |tx| {
-            let memory = self
-                .find(tx, reference, true, what)?
-                .ok_or_else(|| not_found(reference.collection(), reference.id()))?;
-            self.trash_row(tx, &memory.collection, &memory.id, now, what)
+            let collection = match (self.find(tx, reference, true, what), reference.collection()) {
+                (Ok(Some(memory)), _) => memory.collection,
+                (Ok(None), _) => return Err(not_found(reference.collection(), reference.id())),
+                // A damaged row can still be deleted (to the trash), as a damaged file can.
+                (Err(Error::Corrupted { .. }), Some(collection)) => collection.clone(),
+                (Err(e), _) => return Err(e),
+            };
+            self.trash_row(tx, &collection, reference.id(), now, what)
         })
     }
 
@@ -293,7 +298,12 @@ impl MemoryStore for PostgresStore {
                 })?;
             let seq: i64 = row.get(0);
             let memory = memory_of(&self.namespace, &row, 1)?;
-            if self.find(tx, &memory.reference(), true, what)?.is_some() {
+            let live = match self.find(tx, &memory.reference(), true, what) {
+                Ok(live) => live.is_some(),
+                Err(Error::Corrupted { .. }) => true,
+                Err(e) => return Err(e),
+            };
+            if live {
                 return Err(Error::conflict(
                     format!("memory '{id}' exists again in collection '{}'", memory.collection),
                     "delete or rename the live memory first, then restore",

@@ -3,7 +3,8 @@
 //! `memcore_schema` holds one row: the schema version and an id made when the schema was
 //! first created (change-feed cursors name it, so a cursor of another database is never
 //! taken for one of this). Every table is keyed by `namespace`, so that many projects
-//! share one database.
+//! share one database. Collections and ids compare byte by byte (`COLLATE "C"`), so that
+//! scans list them in the order every backend does, whatever the database's locale.
 
 use postgres::Client;
 
@@ -14,11 +15,11 @@ use crate::{Error, Result};
 pub(super) const SCHEMA_VERSION: i32 = 1;
 
 /// Migration `n` (1-based) takes a schema at version `n - 1` to version `n`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r"
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r#"
     CREATE TABLE memcore_memories (
         namespace   text   NOT NULL,
-        collection  text   NOT NULL,
-        id          text   NOT NULL,
+        collection  text   COLLATE "C" NOT NULL,
+        id          text   COLLATE "C" NOT NULL,
         version     bigint NOT NULL,
         frontmatter jsonb  NOT NULL,
         content     text   NOT NULL,
@@ -28,8 +29,8 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r"
 
     CREATE TABLE memcore_history (
         namespace   text        NOT NULL,
-        collection  text        NOT NULL,
-        id          text        NOT NULL,
+        collection  text        COLLATE "C" NOT NULL,
+        id          text        COLLATE "C" NOT NULL,
         version     bigint      NOT NULL,
         frontmatter jsonb       NOT NULL,
         content     text        NOT NULL,
@@ -39,8 +40,8 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r"
     CREATE TABLE memcore_trash (
         seq         bigserial   PRIMARY KEY,
         namespace   text        NOT NULL,
-        collection  text        NOT NULL,
-        id          text        NOT NULL,
+        collection  text        COLLATE "C" NOT NULL,
+        id          text        COLLATE "C" NOT NULL,
         deleted_at  text        NOT NULL,
         frontmatter jsonb       NOT NULL,
         content     text        NOT NULL
@@ -50,13 +51,13 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r"
     CREATE SEQUENCE memcore_change_seq;
     CREATE TABLE memcore_changes (
         namespace   text   NOT NULL,
-        collection  text   NOT NULL,
-        id          text   NOT NULL,
+        collection  text   COLLATE "C" NOT NULL,
+        id          text   COLLATE "C" NOT NULL,
         seq         bigint NOT NULL,
         PRIMARY KEY (namespace, collection, id)
     );
     CREATE INDEX memcore_changes_by_seq ON memcore_changes (namespace, seq);
-"];
+"#];
 
 /// The advisory lock key (`MEMC` in ASCII) under which schemas are created and migrated.
 pub(super) const LOCK_CLASS: i32 = 0x4d45_4d43;
@@ -68,13 +69,20 @@ pub(super) fn prepare(client: &mut Client) -> Result<String> {
     let what = "creating or migrating memcore's tables";
     let mut tx = client.transaction().map_err(failed(what))?;
     tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS]).map_err(failed(what))?;
-    tx.batch_execute(
-        "CREATE TABLE IF NOT EXISTS memcore_schema (
-             version  integer NOT NULL,
-             store_id text    NOT NULL DEFAULT gen_random_uuid()::text
-         )",
-    )
-    .map_err(failed(what))?;
+    // Created only when missing: a role without CREATE on the schema may still use it.
+    let exists: bool = tx
+        .query_one("SELECT to_regclass('memcore_schema') IS NOT NULL", &[])
+        .map_err(failed(what))?
+        .get(0);
+    if !exists {
+        tx.batch_execute(
+            "CREATE TABLE memcore_schema (
+                 version  integer NOT NULL,
+                 store_id text    NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text)
+             )",
+        )
+        .map_err(failed(what))?;
+    }
     let row =
         tx.query_opt("SELECT version, store_id FROM memcore_schema", &[]).map_err(failed(what))?;
     let (found, store_id): (i32, String) = match row {

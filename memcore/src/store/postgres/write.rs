@@ -42,6 +42,9 @@ impl PostgresStore {
                         replaced.push(old.clone());
                         Some(old)
                     }
+                    Some(Err(_)) if mode == PutMode::CreateOnly => {
+                        return Err(already_exists(&memory));
+                    }
                     // A damaged row is replaced; its text stays in the trash.
                     Some(Err(_)) => {
                         let what = "storing memories";
@@ -214,7 +217,8 @@ impl PostgresStore {
     }
 
     /// Keeps `olds` in the history before they are replaced, each memory's history pruned to
-    /// `max_versions`.
+    /// `max_versions`. A kept version of an earlier memory of the same name (deleted, then
+    /// made anew) gives way to the new one's.
     fn keep_versions(&self, tx: &mut Tx<'_, '_>, olds: &[Memory]) -> Result<()> {
         let Some(max_versions) = self.max_versions else {
             return Ok(());
@@ -230,7 +234,8 @@ impl PostgresStore {
         tx.execute(
             "INSERT INTO memcore_history (namespace, collection, id, version, frontmatter, content) \
              SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[], $5::jsonb[], $6::text[]) \
-             ON CONFLICT DO NOTHING",
+             ON CONFLICT (namespace, collection, id, version) DO UPDATE SET \
+             frontmatter = EXCLUDED.frontmatter, content = EXCLUDED.content",
             &[
                 &self.namespace,
                 &columns.collections,
