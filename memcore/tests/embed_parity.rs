@@ -20,7 +20,10 @@ const REFERENCE: &str =
 fn tolerance(model_id: &str) -> (f32, f32) {
     match model_id {
         "all-MiniLM-L6-v2-int8" => (0.9999, 0.9999),
-        "all-MiniLM-L6-v2-dynamic-int8" => (0.985, 0.99),
+        // Integer kernels differ by CPU: the worst sentence reached 0.988 (mean 0.993) on the
+        // Intel Xeon the model was calibrated on, 0.982 (mean 0.992, a Japanese sentence) on
+        // an AMD EPYC with AVX2 and no VNNI, whose u8s8 kernel saturates.
+        "all-MiniLM-L6-v2-dynamic-int8" => (0.98, 0.99),
         other => panic!("no reference tolerance for model {other}"),
     }
 }
