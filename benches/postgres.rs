@@ -29,11 +29,7 @@ const SINGLE_PUTS: usize = 200;
 const REMOTE_WRITES: usize = 10_000;
 
 fn main() {
-    let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
-        .unwrap_or_else(|_| "10000".into())
-        .split(',')
-        .map(|s| s.trim().parse().expect("size"))
-        .collect();
+    let sizes = support::sizes();
     let cluster = pgcluster::Cluster::start_durable();
     let questions: Vec<String> = support::questions().into_iter().take(100).collect();
     for n in sizes {

@@ -29,11 +29,7 @@ use criterion::{BenchmarkId, Criterion};
 use memcore::{Embedder, Memcore, NewMemory, Query, SearchMode};
 
 fn main() {
-    let sizes: Vec<usize> = std::env::var("MEMCORE_BENCH_SIZES")
-        .unwrap_or_else(|_| "10000".into())
-        .split(',')
-        .map(|s| s.trim().parse().expect("size"))
-        .collect();
+    let sizes = support::sizes();
     let model = support::model();
     // The query-embedding cache holds 100 entries.
     let questions: Vec<String> = support::questions().into_iter().take(100).collect();

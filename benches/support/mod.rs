@@ -158,6 +158,15 @@ impl BenchStore {
     }
 }
 
+/// The store sizes `$MEMCORE_BENCH_SIZES` names (comma-separated; 10,000 by default).
+pub fn sizes() -> Vec<usize> {
+    std::env::var("MEMCORE_BENCH_SIZES")
+        .unwrap_or_else(|_| "10000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("size"))
+        .collect()
+}
+
 pub fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status

@@ -24,7 +24,7 @@ use super::fsutil::{self, create_private_dir_all, decode_utf8, move_durably, wri
 use super::lock::StoreLock;
 use super::{
     MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, already_exists, history,
-    not_found, trash, version_entry,
+    not_found, succeed, trash, version_entry,
 };
 use crate::config::{Config, Versioning};
 use crate::format::frontmatter::{parse_memory, to_markdown};
@@ -334,9 +334,7 @@ impl FileStore {
             },
         };
         if let Some(old) = old {
-            memory.created_at = old.created_at;
-            memory.version = old.version + 1;
-            memory.updated_at = memory.updated_at.max(old.updated_at);
+            succeed(&mut memory, &old);
         }
         Ok(memory)
     }

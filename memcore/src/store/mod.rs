@@ -310,6 +310,14 @@ pub(crate) fn not_found(collection: Option<&Collection>, id: &MemoryId) -> Error
     }
 }
 
+/// Makes `memory` the next version of `old`, which it replaces: `old`'s creation time, the
+/// next version number, an update time never earlier than `old`'s.
+pub(crate) fn succeed(memory: &mut Memory, old: &Memory) {
+    memory.created_at = old.created_at;
+    memory.version = old.version + 1;
+    memory.updated_at = memory.updated_at.max(old.updated_at);
+}
+
 /// The error of a [`PutMode::CreateOnly`] put whose memory exists.
 pub(crate) fn already_exists(memory: &Memory) -> Error {
     Error::conflict(

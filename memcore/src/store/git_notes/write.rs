@@ -14,7 +14,7 @@ use super::format::{Entry, Note};
 use super::read::{CachedNote, Found, NamespaceNotes, Overlay, parse_locator};
 use super::{GitNotesStore, REF_RETRIES, derive_summary, notes_ref};
 use crate::git::errors::git_error;
-use crate::store::PutMode;
+use crate::store::{PutMode, succeed};
 use crate::{Collection, Error, Memory, MemoryId, MemoryRef, Result};
 
 impl GitNotesStore {
@@ -92,10 +92,7 @@ impl GitNotesStore {
                 ));
             }
             Some(old) => {
-                let old_memory = &old.entry.memory;
-                memory.created_at = old_memory.created_at;
-                memory.version = old_memory.version + 1;
-                memory.updated_at = memory.updated_at.max(old_memory.updated_at);
+                succeed(&mut memory, &old.entry.memory);
                 (old.commit, old.index)
             }
             None => (target, self.next_index(repo, overlay, &namespace, target)?),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::PostgresStore;
 use super::connection::{Tx, failed};
 use super::rows::{MEMORY_COLUMNS, frontmatter, memory_of};
-use crate::store::{PutMode, TrashEntry, already_exists, not_found};
+use crate::store::{PutMode, TrashEntry, already_exists, not_found, succeed};
 use crate::{Collection, Error, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};
 
 /// A memory's key: `(collection, id)`.
@@ -59,9 +59,7 @@ impl PostgresStore {
                 if mode == PutMode::CreateOnly {
                     return Err(already_exists(&memory));
                 }
-                memory.created_at = old.created_at;
-                memory.version = old.version + 1;
-                memory.updated_at = memory.updated_at.max(old.updated_at);
+                succeed(&mut memory, &old);
             }
             pending.insert(key, memory.clone());
             prepared.push(memory);
