@@ -47,7 +47,7 @@
 //! - [`Memory`], [`NewMemory`], [`MemoryUpdate`], [`MemoryId`], [`Collection`], [`Status`]:
 //!   the data model.
 //! - [`MemoryStore`]: the backend contract, with capability traits ([`StoreHistory`],
-//!   [`CommitAttachment`], [`Hydration`], [`ChangeFeed`]); [`FileStore`] the markdown
+//!   [`CommitAttachment`], [`Hydration`], [`ChangeFeed`], [`SharedVectors`]); [`FileStore`] the markdown
 //!   backend, [`GitNotesStore`] git notes; [`MemcoreBuilder::store`] opens over your own.
 //! - [`MemoryRef`]: how a memory is named (`collection/id`) across every boundary.
 //! - [`api`]: every operation as a request record in and a result record out, by name: what
@@ -114,8 +114,8 @@ pub use store::PostgresStore;
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,
     MemoryStore, MergeConflict, MergeOutcome, MovedMemory, NOTES_REF_PREFIX, NamespaceMerge,
-    NotesMergeReport, NotesSync, PRIVATE_DIR, PutMode, RenamedMemory, StoreHistory, TrashEntry,
-    Version, Visitor,
+    NotesMergeReport, NotesSync, PRIVATE_DIR, PutMode, RenamedMemory, SharedVectors, StoreHistory,
+    TrashEntry, VectorKey, Version, Visitor,
 };
 
 /// The README's Rust examples, compiled as doc tests so they stay true.

@@ -192,7 +192,7 @@ fn sql_metacharacters_are_stored_as_data() {
         .query_one("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'memcore_%'", &[])
         .unwrap()
         .get(0);
-    assert_eq!(tables, 5);
+    assert_eq!(tables, 6);
 }
 
 #[test]

@@ -5,16 +5,24 @@
 //! working: the index reports itself [`Unavailable`] and searches say why in a warning (seed
 //! 002's graceful degradation). Vectors record their model: opening vectors of another model
 //! starts an empty index, which the write protocol's catch-up fills from the store.
+//!
+//! A store that keeps vectors for every machine ([`SharedVectors`], PostgreSQL) is asked
+//! first whenever memories are indexed in bulk (a rebuild, a sync, a catch-up): only what it
+//! lacks is embedded, and what this process embeds, there or in its own writes, is kept there
+//! for the others.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+use sha2::{Digest, Sha256};
 
 use super::{
     Applied, DerivedIndex, GraphStatus, IndexDoc, ModelChanged, Staged, Unavailable, VectorIndex,
     remove_level_stamp,
 };
 use crate::concurrent::alongside;
+use crate::store::{SharedVectors, VectorKey};
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
 /// Texts embedded per model call while indexing: many per core, so an embedder with a
@@ -45,6 +53,8 @@ pub(crate) struct Semantic {
     pub(crate) embedder: Arc<dyn Embedder>,
     /// Nearest-neighbour search over them.
     pub(crate) vectors: VectorIndex,
+    /// The store's vectors for every machine, if it keeps them.
+    shared: Option<Arc<dyn SharedVectors>>,
 }
 
 impl Semantic {
@@ -68,16 +78,62 @@ impl Semantic {
         Ok(vectors)
     }
 
-    /// Embeds `docs` in batches and stores their vectors.
+    /// Stores the vectors of `docs`, in batches: those the store keeps for every machine
+    /// taken from it, the others embedded (and then kept there).
     fn embed_into(&self, docs: &[IndexDoc]) -> Result<()> {
         for batch in docs.chunks(EMBED_BATCH) {
             let texts: Vec<String> = batch.iter().map(IndexDoc::embedding_text).collect();
             let items: Vec<_> =
-                batch.iter().map(|d| d.meta.clone()).zip(self.embed(&texts)?).collect();
+                batch.iter().map(|d| d.meta.clone()).zip(self.vectors_of(batch, &texts)?).collect();
             self.vectors.upsert(&items)?;
         }
         Ok(())
     }
+
+    /// The vectors of `texts` (the embedding texts of `docs`): the shared ones of this
+    /// model and text where the store has them, the model's for the rest.
+    fn vectors_of(&self, docs: &[IndexDoc], texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let Some(shared) = &self.shared else { return self.embed(texts) };
+        let keys = vector_keys(docs, texts);
+        let dimension = self.embedder.dimension();
+        // The shared vectors are a cache: when they cannot be read, the model does the work.
+        let mut kept = match shared.fetch_vectors(self.embedder.model_id(), &keys) {
+            Ok(kept) if kept.len() == keys.len() => kept,
+            _ => vec![None; keys.len()],
+        };
+        let missing: Vec<usize> = (0..kept.len())
+            .filter(|&i| kept[i].as_ref().is_none_or(|v| v.len() != dimension))
+            .collect();
+        if !missing.is_empty() {
+            let missing_texts: Vec<String> = missing.iter().map(|&i| texts[i].clone()).collect();
+            let fresh = self.embed(&missing_texts)?;
+            let fresh_keys: Vec<VectorKey> = missing.iter().map(|&i| keys[i].clone()).collect();
+            self.share(&fresh_keys, &fresh);
+            missing.iter().zip(fresh).for_each(|(&i, vector)| kept[i] = Some(vector));
+        }
+        Ok(kept.into_iter().map(Option::unwrap_or_default).collect())
+    }
+
+    /// Keeps `vectors` in the store for the other machines, if it keeps vectors. A failure is
+    /// not the caller's: it costs another machine one embedding per vector.
+    fn share(&self, keys: &[VectorKey], vectors: &[Vec<f32>]) {
+        if let Some(shared) = &self.shared {
+            let entries: Vec<_> =
+                keys.iter().cloned().zip(vectors.iter().map(Vec::as_slice)).collect();
+            let _ = shared.keep_vectors(self.embedder.model_id(), &entries);
+        }
+    }
+}
+
+/// The keys of the vectors of `docs`, embedded from `texts`.
+fn vector_keys(docs: &[IndexDoc], texts: &[String]) -> Vec<VectorKey> {
+    docs.iter()
+        .zip(texts)
+        .map(|(doc, text)| {
+            let hash = Sha256::digest(text.as_bytes());
+            VectorKey::new(doc.meta.key.clone(), crate::hex::hex(&hash[..16]))
+        })
+        .collect()
 }
 
 /// The vector index of one store and its embedder, set up on first use.
@@ -92,16 +148,24 @@ pub(crate) struct SemanticIndex {
     /// Why semantic search stopped for this handle after it started: another process
     /// embedded the store again with another model.
     displaced: OnceLock<Unavailable>,
+    /// The store's vectors for every machine, if it keeps them.
+    shared: Option<Arc<dyn SharedVectors>>,
 }
 
 impl SemanticIndex {
-    /// The vector index in `dir`, not opened yet.
-    pub(crate) fn new(dir: &Path, choice: EmbedderChoice) -> Self {
+    /// The vector index in `dir`, not opened yet, taking vectors from `shared` (the
+    /// store's, if it keeps them) before embedding.
+    pub(crate) fn new(
+        dir: &Path,
+        choice: EmbedderChoice,
+        shared: Option<Arc<dyn SharedVectors>>,
+    ) -> Self {
         Self {
             dir: dir.to_path_buf(),
             choice,
             semantic: OnceLock::new(),
             displaced: OnceLock::new(),
+            shared,
         }
     }
 
@@ -244,7 +308,7 @@ impl SemanticIndex {
             }
             Err(e) => return Err(unavailable(e)),
         };
-        Ok(Semantic { embedder, vectors })
+        Ok(Semantic { embedder, vectors, shared: self.shared.clone() })
     }
 }
 
@@ -360,6 +424,10 @@ impl Staged for StagedVectors<'_> {
             }
         }
         semantic.vectors.remove(replaced)?;
+        if semantic.shared.is_some() {
+            let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
+            semantic.share(&vector_keys(docs, &texts), &vectors);
+        }
         let items: Vec<_> = docs.iter().map(|d| d.meta.clone()).zip(vectors).collect();
         semantic.vectors.upsert(&items)?;
         Ok(Applied::Done)

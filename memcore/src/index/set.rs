@@ -5,9 +5,11 @@
 //! `reindex` and `sync` then cover it, and report on it by its name.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::{DerivedIndex, EmbedderChoice, SemanticIndex, TextIndex};
 use crate::Result;
+use crate::store::SharedVectors;
 
 /// The derived indexes of one store.
 #[derive(Debug)]
@@ -30,8 +32,13 @@ pub(crate) struct Opened {
 
 impl IndexSet {
     /// Opens (creating) the indexes in `dir`; a missing or damaged full-text index starts
-    /// empty and says so, for the caller to rebuild it from the store.
-    pub(crate) fn open(dir: &Path, embedder: EmbedderChoice) -> Result<Opened> {
+    /// empty and says so, for the caller to rebuild it from the store. The vector index
+    /// takes the vectors `shared` keeps (the store's, if any) before embedding.
+    pub(crate) fn open(
+        dir: &Path,
+        embedder: EmbedderChoice,
+        shared: Option<Arc<dyn SharedVectors>>,
+    ) -> Result<Opened> {
         let text_dir = dir.join("text");
         let missing = !text_dir.exists();
         let (text, damaged) = match TextIndex::open(&text_dir) {
@@ -43,7 +50,7 @@ impl IndexSet {
                 (TextIndex::create_fresh(&text_dir)?, !missing && !outdated)
             }
         };
-        let vectors = SemanticIndex::new(&dir.join("vectors"), embedder);
+        let vectors = SemanticIndex::new(&dir.join("vectors"), embedder, shared);
         Ok(Opened { set: Self { text, vectors }, missing, damaged })
     }
 

@@ -53,7 +53,7 @@ impl IndexedStore {
         create_private_dir_all(&dir)?;
         let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
         let journal = Journal::open(&dir.join("journal"))?;
-        let opened = IndexSet::open(&dir, embedder)?;
+        let opened = IndexSet::open(&dir, embedder, store.shared_vectors())?;
         let indexed = Self { store, indexes: opened.set, lock, journal, dir };
         let damaged = opened.damaged || squatted;
         let done = if opened.missing || damaged {

@@ -9,8 +9,8 @@
 //! store knows nothing of them.
 //!
 //! Abilities only some backends have are capability traits ([`StoreHistory`],
-//! [`CommitAttachment`], [`Hydration`], [`ChangeFeed`]) that a backend offers through the
-//! matching accessor of [`MemoryStore`] (`None` by default).
+//! [`CommitAttachment`], [`Hydration`], [`ChangeFeed`], [`SharedVectors`]) that a backend
+//! offers through the matching accessor of [`MemoryStore`] (`None` by default).
 
 mod cache;
 mod file;
@@ -239,6 +239,14 @@ pub trait MemoryStore: Send + Sync + Debug {
     fn notes_sync(&self) -> Option<&dyn NotesSync> {
         None
     }
+
+    /// A place beside the memories for the vectors memcore embeds, if the store has one
+    /// that other machines read (PostgreSQL): a machine that indexes memories another one
+    /// embedded takes their vectors instead of running the model. Shared (an `Arc`) because
+    /// the vector index keeps it.
+    fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
+        None
+    }
 }
 
 /// A store that keeps the history of each memory (built-in `.versions/`, or git).
@@ -293,6 +301,49 @@ pub trait ChangeFeed: Send + Sync {
     /// stays and the next search tries again.
     fn synced_to(&self, cursor: &str) {
         let _ = cursor;
+    }
+}
+
+/// A store that keeps the vectors of its memories for every machine that indexes them
+/// ([`MemoryStore::shared_vectors`]).
+///
+/// A vector is a function of the model and the text embedded: each is kept with the model's
+/// id and a hash of its text, and is handed out only for the same two, so a memory changed
+/// since, or another model, never gets a stale vector. The store is a cache here, not the
+/// source of truth: memcore embeds whatever it does not find, and a vector that failed to be
+/// kept costs another machine one embedding. A deleted memory's vectors go with it.
+pub trait SharedVectors: Send + Sync + Debug {
+    /// The kept vector of each key made by `model` from a text with the key's hash, in
+    /// order; `None` where there is none.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Storage`] when the store cannot be read.
+    fn fetch_vectors(&self, model: &str, keys: &[VectorKey]) -> Result<Vec<Option<Vec<f32>>>>;
+
+    /// Keeps `vectors` (made by `model`) for their keys, replacing what a key had.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Storage`] when the store cannot be written.
+    fn keep_vectors(&self, model: &str, vectors: &[(VectorKey, &[f32])]) -> Result<()>;
+}
+
+/// Names a vector in [`SharedVectors`]: the memory it belongs to and the hash of the text it
+/// was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub struct VectorKey {
+    /// `collection/id` of the memory.
+    pub reference: MemoryRef,
+    /// A hash (hex) of the text embedded.
+    pub text_hash: String,
+}
+
+impl VectorKey {
+    /// The key of the vector of `reference` made from a text with `text_hash`.
+    pub(crate) fn new(reference: MemoryRef, text_hash: String) -> Self {
+        Self { reference, text_hash }
     }
 }
 

@@ -197,6 +197,12 @@ impl Connection {
     }
 }
 
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("database", &self.shown).finish_non_exhaustive()
+    }
+}
+
 /// A connection's client and the statements prepared on it.
 struct Session {
     client: Client,

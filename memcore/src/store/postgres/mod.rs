@@ -8,12 +8,15 @@
 //! sequence a write takes (`memcore_changes`) commits in order: a process that has seen
 //! change `n` has seen every change before it. Writes announce themselves with `NOTIFY`,
 //! and a process listening (see [`crate::store::ChangeFeed::has_news`]) syncs its indexes
-//! before its next search.
+//! before its next search. The vectors memcore embeds are kept beside the rows
+//! (`memcore_vectors`, see [`crate::store::SharedVectors`]), so that a new machine fills its
+//! vector index without running the model.
 
 mod connection;
 mod feed;
 mod rows;
 mod schema;
+mod vectors;
 mod write;
 
 use std::collections::HashMap;
@@ -25,11 +28,12 @@ pub(crate) use connection::redact;
 use connection::{Connection, Sql, Tx, failed};
 use feed::Listener;
 use rows::{MEMORY_COLUMNS, memory_of, place};
+use vectors::VectorTable;
 
 use super::fsutil::create_private_dir_all;
 use super::{
-    ChangeFeed, MemoryStore, PutMode, StoreHistory, TrashEntry, Version, Visitor, not_found,
-    version_entry,
+    ChangeFeed, MemoryStore, PutMode, SharedVectors, StoreHistory, TrashEntry, Version, Visitor,
+    not_found, version_entry,
 };
 use crate::config::{Config, Versioning};
 use crate::{Collection, Error, Limits, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
@@ -64,6 +68,8 @@ pub struct PostgresStore {
     /// Names the database's schema in change-feed cursors.
     store_id: String,
     listener: Listener,
+    /// The vectors kept for every machine; `None` with `postgres.share_vectors: false`.
+    vectors: Option<Arc<VectorTable>>,
 }
 
 impl fmt::Debug for PostgresStore {
@@ -101,6 +107,10 @@ impl PostgresStore {
         };
         let namespace = config.postgres.namespace.clone();
         let listener = Listener::new(Arc::clone(&connection), namespace.clone());
+        let vectors = config
+            .postgres
+            .share_vectors
+            .then(|| Arc::new(VectorTable::new(Arc::clone(&connection), namespace.clone())));
         Ok(Self {
             root,
             private_dir,
@@ -110,6 +120,7 @@ impl PostgresStore {
             connection,
             store_id,
             listener,
+            vectors,
         })
     }
 
@@ -375,6 +386,25 @@ impl MemoryStore for PostgresStore {
 
     fn change_feed(&self) -> Option<&dyn ChangeFeed> {
         Some(self)
+    }
+
+    fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
+        self.vectors.as_ref().map(|table| Arc::clone(table) as Arc<dyn SharedVectors>)
+    }
+
+    /// Removes vectors kept for memories that are gone (a machine that embedded a memory
+    /// while another deleted it may keep its vector after the delete).
+    fn remove_leftovers(&self) -> Result<usize> {
+        let removed = self.connection.with(|sql| {
+            sql.execute(
+                "DELETE FROM memcore_vectors AS v WHERE v.namespace = $1 AND NOT EXISTS ( \
+                     SELECT 1 FROM memcore_memories AS m WHERE m.namespace = v.namespace \
+                     AND m.collection = v.collection AND m.id = v.id)",
+                &[&self.namespace],
+            )
+            .map_err(failed("removing the vectors of deleted memories"))
+        })?;
+        Ok(usize::try_from(removed).unwrap_or(usize::MAX))
     }
 }
 

@@ -5,6 +5,9 @@
 //! taken for one of this). Every table is keyed by `namespace`, so that many projects
 //! share one database. Collections and ids compare byte by byte (`COLLATE "C"`), so that
 //! scans list them in the order every backend does, whatever the database's locale.
+//!
+//! Version 2 adds `memcore_vectors`: the vectors memcore embedded, one per memory and model,
+//! with a hash of the text embedded, as little-endian `f32`s (see `vectors.rs`).
 
 use postgres::Client;
 
@@ -12,10 +15,11 @@ use super::connection::failed;
 use crate::{Error, Result};
 
 /// The schema version this memcore writes and reads.
-pub(super) const SCHEMA_VERSION: i32 = 1;
+pub(super) const SCHEMA_VERSION: i32 = 2;
 
 /// Migration `n` (1-based) takes a schema at version `n - 1` to version `n`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r#"
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
+    r#"
     CREATE TABLE memcore_memories (
         namespace   text   NOT NULL,
         collection  text   COLLATE "C" NOT NULL,
@@ -57,7 +61,19 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [r#"
         PRIMARY KEY (namespace, collection, id)
     );
     CREATE INDEX memcore_changes_by_seq ON memcore_changes (namespace, seq);
-"#];
+"#,
+    r#"
+    CREATE TABLE memcore_vectors (
+        namespace   text  NOT NULL,
+        collection  text  COLLATE "C" NOT NULL,
+        id          text  COLLATE "C" NOT NULL,
+        model       text  NOT NULL,
+        text_hash   text  NOT NULL,
+        vector      bytea NOT NULL,
+        PRIMARY KEY (namespace, collection, id, model)
+    );
+"#,
+];
 
 /// The advisory lock key (`MEMC` in ASCII) under which schemas are created and migrated.
 pub(super) const LOCK_CLASS: i32 = 0x4d45_4d43;

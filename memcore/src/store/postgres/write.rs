@@ -282,6 +282,11 @@ impl PostgresStore {
             )
             .map_err(failed(what))?;
         let seq: i64 = row.get(0);
+        tx.execute(
+            "DELETE FROM memcore_vectors WHERE namespace = $1 AND collection = $2 AND id = $3",
+            &[&self.namespace, &collection.as_str(), &id.as_str()],
+        )
+        .map_err(failed(what))?;
         let (collections, ids) = ([collection.as_str().to_owned()], [id.as_str().to_owned()]);
         self.record_changes(tx, &collections, &ids)?;
         let slot = PathBuf::from(format!("postgres:{}/trash/{seq}", self.namespace));
