@@ -1,6 +1,6 @@
 //! The PostgreSQL store beside the file store, at 10k (and 100k) memories of the bench
-//! corpus, without the embedding model (the indexes are local to each machine, so the model
-//! costs the same on both): batched ingest rate, one durable put (p50/p99), full-text search
+//! corpus, without the embedding model (`postgres_cold_start` measures a new machine with
+//! it): batched ingest rate, one durable put (p50/p99), full-text search
 //! p50, and for PostgreSQL the catch-up of another machine's 10k writes by `sync` and the cold
 //! start of a new machine (open: fetch every row and build the local indexes).
 //!

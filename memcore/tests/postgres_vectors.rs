@@ -237,3 +237,21 @@ fn a_database_of_schema_version_1_is_migrated_and_keeps_its_memories() {
     let kept: i64 = client.query_one("SELECT count(*) FROM memcore_vectors", &[]).unwrap().get(0);
     assert_eq!(kept, 1);
 }
+
+#[test]
+fn a_batch_naming_a_memory_twice_keeps_its_last_vector() {
+    let namespace = pgcluster::namespace();
+    let config = config(&namespace, true);
+    let dir_a = tempfile::tempdir().unwrap();
+    let a = machine(dir_a.path(), &config, &Counted::new());
+    a.put_many(vec![
+        NewMemory::new("The ferry leaves at noon.").id("ferry"),
+        NewMemory::new("The ferry now leaves at one.").id("ferry"),
+        NewMemory::new("Lunch is at the harbour cafe.").id("lunch"),
+    ])
+    .unwrap();
+    let (dir_b, embed_b) = (tempfile::tempdir().unwrap(), Counted::new());
+    let b = machine(dir_b.path(), &config, &embed_b);
+    assert_eq!(embed_b.texts(), 0, "B embedded what A had");
+    assert_eq!(nearest(&b, "when does the boat go")[0], "ferry");
+}

@@ -96,7 +96,7 @@ pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
         report.removed,
         match report.leftovers {
             0 => String::new(),
-            n => format!(" and {n} temp files interrupted writes left"),
+            n => format!(" and {n} leftovers of interrupted writes"),
         }
     ))
 }

@@ -138,8 +138,8 @@ pub struct RepairReport {
     pub removed: usize,
     /// Each index by name.
     pub indexes: BTreeMap<String, IndexRepair>,
-    /// Temp files that interrupted writes left in the store (each holding a memory's text),
-    /// removed.
+    /// What interrupted writes left in the store, removed: temp files (each holding a
+    /// memory's text) in a file store, vectors of deleted memories in PostgreSQL.
     pub leftovers: usize,
 }
 

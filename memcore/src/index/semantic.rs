@@ -7,9 +7,11 @@
 //! starts an empty index, which the write protocol's catch-up fills from the store.
 //!
 //! A store that keeps vectors for every machine ([`SharedVectors`], PostgreSQL) is asked
-//! first whenever memories are indexed in bulk (a rebuild, a sync, a catch-up): only what it
-//! lacks is embedded, and what this process embeds, there or in its own writes, is kept there
-//! for the others.
+//! first whenever memories are indexed outside the write path's staging (a rebuild, a sync, a
+//! catch-up, an update or restore): only what it lacks (or holds damaged: another length, a
+//! value that is not finite) is embedded, and what this process embeds, there or in its own
+//! writes, is kept there for the others. Kept after the memory is stored: a machine that
+//! syncs the moment it hears of the write may embed the text itself.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -102,7 +104,11 @@ impl Semantic {
             _ => vec![None; keys.len()],
         };
         let missing: Vec<usize> = (0..kept.len())
-            .filter(|&i| kept[i].as_ref().is_none_or(|v| v.len() != dimension))
+            .filter(|&i| {
+                kept[i]
+                    .as_ref()
+                    .is_none_or(|v| v.len() != dimension || !v.iter().all(|x| x.is_finite()))
+            })
             .collect();
         if !missing.is_empty() {
             let missing_texts: Vec<String> = missing.iter().map(|&i| texts[i].clone()).collect();

@@ -194,7 +194,7 @@ pub trait MemoryStore: Send + Sync + Debug {
     }
 
     /// Removes what interrupted writes left behind (temp files, each holding a memory's
-    /// text), under the store's writer lock so that no write in progress is touched; returns
+    /// text; PostgreSQL: vectors a machine kept for a memory another deleted meanwhile), under the store's writer lock so that no write in progress is touched; returns
     /// how many. Stores that leave nothing behind keep this default, which removes nothing.
     fn remove_leftovers(&self) -> Result<usize> {
         Ok(0)
@@ -311,7 +311,8 @@ pub trait ChangeFeed: Send + Sync {
 /// id and a hash of its text, and is handed out only for the same two, so a memory changed
 /// since, or another model, never gets a stale vector. The store is a cache here, not the
 /// source of truth: memcore embeds whatever it does not find, and a vector that failed to be
-/// kept costs another machine one embedding. A deleted memory's vectors go with it.
+/// kept costs another machine one embedding. A deleted memory's vectors go with it (one kept
+/// by a machine that embedded it meanwhile stays until `repair`).
 pub trait SharedVectors: Send + Sync + Debug {
     /// The kept vector of each key made by `model` from a text with the key's hash, in
     /// order; `None` where there is none.
@@ -321,7 +322,8 @@ pub trait SharedVectors: Send + Sync + Debug {
     /// [`Error::Storage`] when the store cannot be read.
     fn fetch_vectors(&self, model: &str, keys: &[VectorKey]) -> Result<Vec<Option<Vec<f32>>>>;
 
-    /// Keeps `vectors` (made by `model`) for their keys, replacing what a key had.
+    /// Keeps `vectors` (made by `model`): one per memory and model, replacing the one kept
+    /// before (of another text); of a memory given twice, the last.
     ///
     /// # Errors
     ///

@@ -7,8 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::connection::{Connection, failed};
-use crate::Result;
 use crate::store::{SharedVectors, VectorKey};
+use crate::{MemoryRef, Result};
+
+/// How many vectors one statement keeps (about 1.5 MiB of parameters with the default model).
+const KEEP_BATCH: usize = 1_000;
 
 /// The vectors of one namespace.
 #[derive(Debug)]
@@ -71,27 +74,29 @@ impl SharedVectors for VectorTable {
     }
 
     fn keep_vectors(&self, model: &str, vectors: &[(VectorKey, &[f32])]) -> Result<()> {
-        // One row per key (the last given), in key order: two processes keeping overlapping
-        // batches take the rows' locks in the same order, and never deadlock.
-        let unique: BTreeMap<&VectorKey, &[f32]> = vectors.iter().map(|(k, v)| (k, *v)).collect();
-        if unique.is_empty() {
-            return Ok(());
+        // One row per memory (the last given: a statement may not change a row twice), in
+        // key order: two processes keeping overlapping batches take the rows' locks in the
+        // same order, and never deadlock.
+        let unique: BTreeMap<&MemoryRef, (&VectorKey, &[f32])> =
+            vectors.iter().map(|(key, vector)| (&key.reference, (key, *vector))).collect();
+        let unique: Vec<(&VectorKey, &[f32])> = unique.into_values().collect();
+        for chunk in unique.chunks(KEEP_BATCH) {
+            let [collections, ids, hashes] = columns(chunk.iter().map(|(key, _)| *key));
+            let blobs: Vec<Vec<u8>> = chunk
+                .iter()
+                .map(|(_, vector)| vector.iter().flat_map(|x| x.to_le_bytes()).collect())
+                .collect();
+            self.connection.with(|sql| {
+                sql.execute(
+                    "INSERT INTO memcore_vectors (namespace, model, collection, id, text_hash, vector) \
+                     SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) \
+                     ON CONFLICT (namespace, collection, id, model) DO UPDATE SET \
+                     text_hash = EXCLUDED.text_hash, vector = EXCLUDED.vector",
+                    &[&self.namespace, &model, &collections, &ids, &hashes, &blobs],
+                )
+                .map_err(failed("keeping shared vectors"))
+            })?;
         }
-        let [collections, ids, hashes] = columns(unique.keys().copied());
-        let blobs: Vec<Vec<u8>> = unique
-            .values()
-            .map(|vector| vector.iter().flat_map(|x| x.to_le_bytes()).collect())
-            .collect();
-        self.connection.with(|sql| {
-            sql.execute(
-                "INSERT INTO memcore_vectors (namespace, model, collection, id, text_hash, vector) \
-                 SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) \
-                 ON CONFLICT (namespace, collection, id, model) DO UPDATE SET \
-                 text_hash = EXCLUDED.text_hash, vector = EXCLUDED.vector",
-                &[&self.namespace, &model, &collections, &ids, &hashes, &blobs],
-            )
-            .map_err(failed("keeping shared vectors"))
-        })?;
         Ok(())
     }
 }
