@@ -112,6 +112,10 @@ pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchR
 #[cfg(feature = "postgres")]
 pub use store::PostgresStore;
 pub use store::{
+    ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
+    ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
+};
+pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,
     MemoryStore, MergeConflict, MergeOutcome, MovedMemory, NOTES_REF_PREFIX, NamespaceMerge,
     NotesMergeReport, NotesSync, PRIVATE_DIR, PutMode, RenamedMemory, SharedVectors, StoreHistory,

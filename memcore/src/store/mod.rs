@@ -20,6 +20,7 @@ mod history;
 pub(crate) mod lock;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod tiered;
 mod trash;
 
 use std::fmt::Debug;
@@ -40,6 +41,10 @@ pub use git_notes::{
 pub use postgres::PostgresStore;
 #[cfg(feature = "postgres")]
 pub(crate) use postgres::redact;
+pub use tiered::{
+    ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
+    ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
+};
 
 use crate::git::{Hydrated, HydrationLevel};
 use crate::{Collection, Error, Memory, MemoryId, MemoryRef, MemoryUpdate, Result, Timestamp};

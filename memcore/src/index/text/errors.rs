@@ -15,7 +15,7 @@ pub(super) const REBUILD: &str =
 /// some kinds of damage (a garbage segment file overflows an offset computation) instead of
 /// returning an error. Nothing is shared across the unwind but the reader, whose searcher is
 /// swapped atomically, so the handle stays usable.
-pub(super) fn guarded<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn guarded<T>(dir: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let detail = panic
             .downcast_ref::<&str>()

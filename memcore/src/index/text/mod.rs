@@ -31,9 +31,11 @@ use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 use tantivy::{DocSet, TERMINATED};
 
-use self::errors::{REBUILD, damaged, failed, guarded};
-use self::query::tame;
-use self::schema::{Fields, schema, tokenizers};
+pub(crate) use self::errors::guarded;
+use self::errors::{REBUILD, damaged, failed};
+pub(crate) use self::query::tame;
+pub(crate) use self::schema::{ENGLISH, tokenizers};
+use self::schema::{Fields, schema};
 pub(crate) use self::writer::TextBatch;
 use self::writer::{INIT_LOCK, InitLock, TANTIVY_LOCKS, WriterFileLock};
 use super::unsynced_dir::UnsyncedDirectory;

@@ -104,7 +104,7 @@ impl TextIndex {
 /// User text made safe for the query parser, whose recursion is otherwise unbounded: at most
 /// [`MAX_QUERY_BYTES`], parentheses nested deeper than [`MAX_NESTING`] replaced by spaces,
 /// and a run of `NOT` keywords cut to its first.
-pub(super) fn tame(text: &str) -> String {
+pub(crate) fn tame(text: &str) -> String {
     let flat = flatten_groups(text);
     let mut out = String::with_capacity(flat.len());
     let mut after_not = false;

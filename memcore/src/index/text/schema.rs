@@ -17,7 +17,7 @@ use crate::links::term::edge_term;
 use crate::links::{EdgeTypes, extract_links};
 
 /// The name under which the English analyzer is registered with tantivy.
-const ENGLISH: &str = "memcore_en";
+pub(crate) const ENGLISH: &str = "memcore_en";
 
 /// The `pinned` term of a pinned memory.
 pub(super) const PINNED: &str = "true";
@@ -97,7 +97,7 @@ pub(super) fn schema() -> (Schema, Fields) {
 
 /// tantivy's default tokenizers plus the English analyzer. Tokenizers are not saved in the
 /// index: every `Index` opened must be given them.
-pub(super) fn tokenizers() -> TokenizerManager {
+pub(crate) fn tokenizers() -> TokenizerManager {
     let manager = TokenizerManager::default();
     let mut english = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))

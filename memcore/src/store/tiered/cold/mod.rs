@@ -1,0 +1,662 @@
+//! [`ColdArchive`]: the cold tier. Full transcripts, raw tool traces and memories demoted
+//! from the warm tier, kept in compressed append-only segments (zstd JSON lines, one file per
+//! quarter, see `segment.rs`) with a full-text index of their own (`index.rs`), so that the
+//! archive is searchable without decompressing it, and never deleted except by
+//! [`ColdArchive::purge`].
+//!
+//! ```text
+//! <dir>/segments/2026-q4.1.jsonl.zst   records of 2026's fourth quarter (`zstd -dc` prints them)
+//! <dir>/index/                         the archive's tantivy index (derived: `repair` rebuilds it)
+//! <dir>/damaged/                       frames `repair` set aside
+//! <dir>/lock                           writers' lock
+//! ```
+//!
+//! Every write holds the archive's lock, appends whole frames durably, then commits the
+//! index with how far each segment is indexed: a writer that dies between the two leaves
+//! frames the next writer indexes, and a record archived again after a failure is
+//! recognised (same id, same record) instead of stored twice. Purging rewrites the segments
+//! that hold the records as their next generation, points the index at it, compacts the
+//! index so no file keeps their terms, and removes the old generation; a crash in between
+//! leaves both generations, and the next writer keeps the newer.
+
+mod index;
+mod record;
+mod segment;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use index::ArchiveFilter;
+use index::{ArchiveIndex, Location};
+pub use record::{ArchivedKind, ArchivedRecord, MAX_RECORD_ID_LEN};
+use segment::FrameInfo;
+
+use super::super::fsutil::{create_private_dir_all, sync_dir, write_atomic};
+use super::super::lock::StoreLock;
+use crate::{Error, Result};
+
+/// The most records one frame holds: a hit decompresses its whole frame (about 1 MB of JSON
+/// lines for conversation turns; only the hits' lines are parsed).
+const FRAME_RECORDS: usize = 1_024;
+
+/// A record found by [`ColdArchive::search`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ArchiveHit {
+    /// The record.
+    pub record: ArchivedRecord,
+    /// Its BM25 score.
+    pub score: f32,
+}
+
+/// What [`ColdArchive::archive`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ArchiveReport {
+    /// Records appended.
+    pub archived: usize,
+    /// Records that were archived already, exactly so (a retried batch): left as they were.
+    pub already: usize,
+}
+
+/// What [`ColdArchive::purge`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct PurgeReport {
+    /// Records removed.
+    pub purged: usize,
+    /// Ids asked for that the archive does not hold.
+    pub missing: Vec<String>,
+    /// Segments rewritten without them.
+    pub segments_rewritten: usize,
+}
+
+/// What [`ColdArchive::verify`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ArchiveCheck {
+    /// Segment files.
+    pub segments: usize,
+    /// Records read from them.
+    pub records: usize,
+    /// Entries of the index.
+    pub indexed: usize,
+    /// Frames that could not be read (`segment@offset: why`).
+    pub damaged: Vec<String>,
+    /// Bytes after the last whole frame of a segment (a torn append).
+    pub torn_bytes: u64,
+    /// Records the index lacks.
+    pub unindexed: usize,
+    /// Index entries with no record where they point.
+    pub dangling: usize,
+}
+
+impl ArchiveCheck {
+    /// Whether the segments are whole and the index matches them.
+    pub fn consistent(&self) -> bool {
+        self.damaged.is_empty() && self.torn_bytes == 0 && self.unindexed == 0 && self.dangling == 0
+    }
+}
+
+/// What [`ColdArchive::repair`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ArchiveRepair {
+    /// Torn bytes cut from the ends of segments.
+    pub torn_bytes: u64,
+    /// Damaged frames moved to `damaged/` (their records are lost from the archive).
+    pub frames_set_aside: usize,
+    /// Records indexed when the index was rebuilt.
+    pub reindexed: usize,
+}
+
+/// The cold tier's archive in one directory. `Send + Sync`; several processes may share it.
+///
+/// ```
+/// use memcore::{ArchiveFilter, ArchivedKind, ArchivedRecord, ColdArchive, now};
+/// let dir = tempfile::tempdir()?;
+/// let archive = ColdArchive::open(dir.path(), std::time::Duration::from_secs(5))?;
+/// archive.archive(vec![
+///     ArchivedRecord::new("s1/1", ArchivedKind::Turn, now(), "The heron nests by the weir.")
+///         .session("s1"),
+/// ])?;
+/// let hits = archive.search("heron", &ArchiveFilter::default(), 10)?;
+/// assert_eq!(hits[0].record.id, "s1/1");
+/// # Ok::<(), memcore::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct ColdArchive {
+    dir: PathBuf,
+    segments: PathBuf,
+    index: ArchiveIndex,
+    lock: StoreLock,
+}
+
+impl ColdArchive {
+    /// Opens (creating) the archive in `dir`; writers wait up to `lock_timeout` for each
+    /// other. An index that cannot be read is rebuilt from the segments.
+    pub fn open(dir: impl AsRef<Path>, lock_timeout: Duration) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        let segments = dir.join("segments");
+        create_private_dir_all(&segments)?;
+        let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
+        let index_dir = dir.join("index");
+        let (index, rebuild) = match ArchiveIndex::open(&index_dir) {
+            Ok(index) => (index, false),
+            Err(Error::Index { .. }) => {
+                let _guard = lock.acquire()?;
+                (ArchiveIndex::create_fresh(&index_dir)?, true)
+            }
+            Err(e) => return Err(e),
+        };
+        let archive = Self { dir, segments, index, lock };
+        if rebuild {
+            archive.repair()?;
+        }
+        Ok(archive)
+    }
+
+    /// Archives `records`, durably, in one commit. A record whose id is archived already is
+    /// left alone when it is the same record (a retried batch) and a [`Error::Conflict`]
+    /// otherwise, as is an id given twice; nothing is written then.
+    pub fn archive(&self, records: Vec<ArchivedRecord>) -> Result<ArchiveReport> {
+        let mut seen = HashSet::with_capacity(records.len());
+        for record in &records {
+            record.validate()?;
+            if !seen.insert(record.id.as_str()) {
+                return Err(Error::validation(
+                    format!("archive record {} is given twice in one batch", record.id),
+                    "give each record once",
+                ));
+            }
+        }
+        let _guard = self.lock.acquire()?;
+        self.recover()?;
+        let mut report = ArchiveReport::default();
+        let mut fresh: BTreeMap<String, Vec<ArchivedRecord>> = BTreeMap::new();
+        for record in records {
+            match self.read(&record.id)? {
+                Some(held) if held == record => report.already += 1,
+                Some(_) => {
+                    return Err(Error::conflict(
+                        format!("archive record {} exists with other content", record.id),
+                        "purge it first to replace it, or give the new record another id",
+                    ));
+                }
+                None => fresh.entry(segment::quarter_of(record.at)).or_default().push(record),
+            }
+        }
+        if fresh.is_empty() {
+            return Ok(report);
+        }
+        let current = self.current_segments()?;
+        let mut writer = self.index.writer()?;
+        for (quarter, records) in fresh {
+            let name = segment::file_name(&quarter, current.get(&quarter).copied().unwrap_or(1));
+            let path = self.segments.join(&name);
+            for frame_records in records.chunks(FRAME_RECORDS) {
+                let frame = segment::encode(frame_records)?;
+                let offset = segment::append(&path, &frame)?;
+                writer.add(&name, offset, frame_records)?;
+                writer.mark(&name, offset + frame.len() as u64);
+                report.archived += frame_records.len();
+            }
+        }
+        writer.commit(false)?;
+        Ok(report)
+    }
+
+    /// The record `id`: [`Error::NotFound`] when the archive does not hold it.
+    pub fn get(&self, id: &str) -> Result<ArchivedRecord> {
+        self.index.refresh()?;
+        self.read(id)?.ok_or_else(|| {
+            Error::not_found(
+                format!("archived record '{id}'"),
+                "search the archive for it, or check the id",
+            )
+        })
+    }
+
+    /// The best `limit` records for `text` among those `filter` lets through, best first.
+    /// Blank text is an [`Error::Validation`].
+    pub fn search(
+        &self,
+        text: &str,
+        filter: &ArchiveFilter,
+        limit: usize,
+    ) -> Result<Vec<ArchiveHit>> {
+        if text.trim().is_empty() {
+            return Err(Error::validation(
+                "the search text is empty",
+                "give some words to search the archive for",
+            ));
+        }
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        self.index.refresh()?;
+        let found = self.index.search(text, filter, limit)?;
+        // Each frame read once, for all of its hits.
+        let mut wanted: BTreeMap<(&str, u64), Vec<&str>> = BTreeMap::new();
+        for (location, _) in &found {
+            wanted.entry((&location.segment, location.offset)).or_default().push(&location.id);
+        }
+        let mut records = HashMap::with_capacity(found.len());
+        for ((name, offset), ids) in wanted {
+            records.extend(segment::read_records(&self.segments.join(name), offset, &ids)?);
+        }
+        found
+            .iter()
+            .map(|(location, score)| {
+                let record = records.remove(&location.id).ok_or_else(|| dangling(location))?;
+                Ok(ArchiveHit { record, score: *score })
+            })
+            .collect()
+    }
+
+    /// Visits every record, segment by segment (oldest quarter first), in the order archived;
+    /// a frame that cannot be read arrives as an `Err`, and the visit goes on.
+    pub fn scan(
+        &self,
+        visit: &mut dyn FnMut(Result<ArchivedRecord>) -> ControlFlow<()>,
+    ) -> Result<()> {
+        for name in self.current_segments()?.iter().map(|(q, g)| segment::file_name(q, *g)) {
+            for (_, frame) in segment::read_all(&self.segments.join(name))? {
+                let records = match frame {
+                    Ok(records) => records,
+                    Err(e) => {
+                        if visit(Err(e)).is_break() {
+                            return Ok(());
+                        }
+                        continue;
+                    }
+                };
+                for record in records {
+                    if visit(Ok(record)).is_break() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the records `ids` from the archive: their segments are rewritten without them
+    /// and the index compacted, so that no segment or index file keeps their text. Ids the
+    /// archive does not hold are listed in the report. A record in a damaged frame is an
+    /// [`Error::Corrupted`]: run [`ColdArchive::repair`] first.
+    pub fn purge(&self, ids: &[String]) -> Result<PurgeReport> {
+        let _guard = self.lock.acquire()?;
+        self.recover()?;
+        let mut report = PurgeReport::default();
+        let mut by_segment: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+        for id in ids {
+            match self.index.locate(id)? {
+                Some(location) => {
+                    by_segment.entry(location.segment).or_default().insert(location.id);
+                }
+                None => report.missing.push(id.clone()),
+            }
+        }
+        if by_segment.is_empty() {
+            return Ok(report);
+        }
+        let mut writer = self.index.writer()?;
+        let mut replaced = Vec::new();
+        for (name, purged) in &by_segment {
+            let (quarter, generation) = segment::parse_name(name)
+                .ok_or_else(|| Error::index(format!("unknown archive segment {name}"), None, ""))?;
+            let old = self.segments.join(name);
+            let frames = segment::read_all(&old)?;
+            let mut kept_frames = Vec::new();
+            let mut kept_records = Vec::new();
+            for (info, frame) in frames {
+                match frame {
+                    Ok(records) => {
+                        let before = records.len();
+                        let kept: Vec<_> =
+                            records.into_iter().filter(|r| !purged.contains(&r.id)).collect();
+                        report.purged += before - kept.len();
+                        if !kept.is_empty() {
+                            kept_frames.push(segment::encode(&kept)?);
+                            kept_records.push(kept);
+                        }
+                    }
+                    // A damaged frame holding a purged record cannot be cleaned.
+                    Err(e) if self.frame_holds(&info, name, purged)? => return Err(e),
+                    // Another damaged frame is carried over as it is, for `repair`.
+                    Err(_) => {
+                        let bytes = std::fs::read(&old)
+                            .map_err(|e| Error::io(format!("reading {}", old.display()), e))?;
+                        let (start, end) = (info.offset as usize, info.end() as usize);
+                        kept_frames.push(bytes[start..end].to_vec());
+                        kept_records.push(Vec::new());
+                    }
+                }
+            }
+            let new_name = segment::file_name(&quarter, generation + 1);
+            let offsets = segment::write_new(&self.segments.join(&new_name), &kept_frames)?;
+            writer.forget(name);
+            for (offset, records) in offsets.iter().zip(&kept_records) {
+                writer.add(&new_name, *offset, records)?;
+            }
+            let len = kept_frames.iter().map(|f| f.len() as u64).sum();
+            writer.mark(&new_name, len);
+            replaced.push(old);
+            report.segments_rewritten += 1;
+        }
+        writer.commit(true)?;
+        for old in replaced {
+            remove_file(&old)?;
+        }
+        sync_dir(&self.segments)?;
+        Ok(report)
+    }
+
+    /// Removes every record of `session`: see [`ColdArchive::purge`].
+    pub fn purge_session(&self, session: &str) -> Result<PurgeReport> {
+        crate::session::registry::check_name("session id", session)?;
+        self.index.refresh()?;
+        let filter =
+            ArchiveFilter { sessions: vec![session.to_owned()], ..ArchiveFilter::default() };
+        let ids: Vec<String> =
+            self.index.matching(&filter)?.into_iter().map(|location| location.id).collect();
+        self.purge(&ids)
+    }
+
+    /// Compares the segments with the index, reading every frame.
+    pub fn verify(&self) -> Result<ArchiveCheck> {
+        self.index.refresh()?;
+        let mut check = ArchiveCheck::default();
+        let mut held: HashSet<(String, String, u64)> = HashSet::new();
+        for (quarter, generation) in self.current_segments()? {
+            let name = segment::file_name(&quarter, generation);
+            let path = self.segments.join(&name);
+            check.segments += 1;
+            check.torn_bytes += segment::layout(&path)?.torn;
+            for (info, frame) in segment::read_all(&path)? {
+                match frame {
+                    Ok(records) => {
+                        check.records += records.len();
+                        held.extend(records.into_iter().map(|r| (r.id, name.clone(), info.offset)));
+                    }
+                    Err(e) => check.damaged.push(format!("{name}@{}: {e}", info.offset)),
+                }
+            }
+        }
+        let indexed: HashSet<(String, String, u64)> =
+            self.index.all()?.into_iter().map(|l| (l.id, l.segment, l.offset)).collect();
+        check.indexed = indexed.len();
+        check.unindexed = held.difference(&indexed).count();
+        check.dangling = indexed.difference(&held).count();
+        Ok(check)
+    }
+
+    /// Cuts torn tails, sets damaged frames aside (in `damaged/`, their records lost from
+    /// the archive) and rebuilds the index from the segments.
+    pub fn repair(&self) -> Result<ArchiveRepair> {
+        let _guard = self.lock.acquire()?;
+        self.drop_old_generations()?;
+        let mut repair = ArchiveRepair::default();
+        let mut writer = self.index.writer()?;
+        writer.clear()?;
+        for (quarter, generation) in self.current_segments()? {
+            let mut name = segment::file_name(&quarter, generation);
+            let path = self.segments.join(&name);
+            let layout = segment::layout(&path)?;
+            if layout.torn > 0 {
+                cut(&path, layout.valid_len)?;
+                repair.torn_bytes += layout.torn;
+            }
+            let mut frames = segment::read_all(&path)?;
+            if frames.iter().any(|(_, frame)| frame.is_err()) {
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+                let damaged_dir = self.dir.join("damaged");
+                create_private_dir_all(&damaged_dir)?;
+                let mut kept = Vec::new();
+                for (info, frame) in &frames {
+                    let raw = &bytes[info.offset as usize..info.end() as usize];
+                    match frame {
+                        Ok(_) => kept.push(raw.to_vec()),
+                        Err(_) => {
+                            write_atomic(
+                                &damaged_dir.join(format!("{name}@{}", info.offset)),
+                                raw,
+                            )?;
+                            repair.frames_set_aside += 1;
+                        }
+                    }
+                }
+                name = segment::file_name(&quarter, generation + 1);
+                segment::write_new(&self.segments.join(&name), &kept)?;
+                remove_file(&path)?;
+                frames = segment::read_all(&self.segments.join(&name))?;
+            }
+            let mut end = 0;
+            for (info, frame) in frames {
+                if let Ok(records) = frame {
+                    writer.add(&name, info.offset, &records)?;
+                    repair.reindexed += records.len();
+                }
+                end = info.end();
+            }
+            writer.mark(&name, end);
+        }
+        writer.commit(true)?;
+        Ok(repair)
+    }
+
+    /// Finishes what a writer that died left (the caller holds the lock): keeps the newest
+    /// generation of each segment, and indexes frames appended after the last commit.
+    fn recover(&self) -> Result<()> {
+        self.drop_old_generations()?;
+        let current: HashSet<String> = self
+            .current_segments()?
+            .iter()
+            .map(|(quarter, generation)| segment::file_name(quarter, *generation))
+            .collect();
+        let mut writer = self.index.writer()?;
+        let mut changed = false;
+        // Entries of a generation a purge replaced: compacted away, as the purge would have.
+        let mut purged = false;
+        for name in writer.segments() {
+            if !current.contains(&name) {
+                writer.forget(&name);
+                (changed, purged) = (true, true);
+            }
+        }
+        for name in &current {
+            let layout = segment::layout(&self.segments.join(name))?;
+            let mut from = writer.indexed_len(name).unwrap_or(0);
+            if from > layout.valid_len {
+                // Shorter than indexed: the index is ahead of the file (cut by repair).
+                writer.forget(name);
+                from = 0;
+            }
+            if from == layout.valid_len && writer.indexed_len(name).is_some() {
+                continue;
+            }
+            for info in layout.frames.iter().filter(|info| info.offset >= from) {
+                if let Ok(records) = segment::read_frame(&self.segments.join(name), info.offset) {
+                    writer.add(name, info.offset, &records)?;
+                }
+            }
+            writer.mark(name, layout.valid_len);
+            changed = true;
+        }
+        if changed {
+            writer.commit(purged)?;
+        }
+        Ok(())
+    }
+
+    /// Removes every generation of a segment but its newest (a purge or repair that died
+    /// after writing the new one).
+    fn drop_old_generations(&self) -> Result<()> {
+        let current = self.current_segments()?;
+        for (name, (quarter, generation)) in self.segment_files()? {
+            if current.get(&quarter) != Some(&generation) {
+                remove_file(&self.segments.join(name))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The newest generation of each quarter's segment.
+    fn current_segments(&self) -> Result<BTreeMap<String, u32>> {
+        let mut current: BTreeMap<String, u32> = BTreeMap::new();
+        for (_, (quarter, generation)) in self.segment_files()? {
+            let newest = current.entry(quarter).or_insert(generation);
+            *newest = (*newest).max(generation);
+        }
+        Ok(current)
+    }
+
+    /// Every segment file, with its quarter and generation.
+    fn segment_files(&self) -> Result<Vec<(String, (String, u32))>> {
+        let listing = |e| Error::io(format!("listing {}", self.segments.display()), e);
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&self.segments).map_err(listing)? {
+            let name = entry.map_err(listing)?.file_name();
+            if let Some(name) = name.to_str()
+                && let Some(parsed) = segment::parse_name(name)
+            {
+                files.push((name.to_owned(), parsed));
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+
+    /// The record `id` if the index knows it (the reader as last refreshed).
+    fn read(&self, id: &str) -> Result<Option<ArchivedRecord>> {
+        let Some(location) = self.index.locate(id)? else { return Ok(None) };
+        let path = self.segments.join(&location.segment);
+        let mut found = segment::read_records(&path, location.offset, &[id])?;
+        found.remove(id).map(Some).ok_or_else(|| dangling(&location))
+    }
+
+    /// Whether the index places one of `ids` in the frame `info` of segment `name`.
+    fn frame_holds(&self, info: &FrameInfo, name: &str, ids: &HashSet<String>) -> Result<bool> {
+        for id in ids {
+            if let Some(location) = self.index.locate(id)?
+                && location.segment == name
+                && location.offset == info.offset
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+fn dangling(location: &Location) -> Error {
+    Error::index(
+        format!(
+            "the archive's index places record {} in {}@{}, which does not hold it",
+            location.id, location.segment, location.offset
+        ),
+        None,
+        "run `memcore repair` to rebuild the archive's index from its segments",
+    )
+}
+
+fn remove_file(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("removing {}", path.display()), e)),
+    }
+}
+
+/// Cuts the file at `path` to `len` bytes, durably.
+fn cut(path: &Path, len: u64) -> Result<()> {
+    let failed = |e| Error::io(format!("cutting the torn end of {}", path.display()), e);
+    let file = std::fs::OpenOptions::new().write(true).open(path).map_err(failed)?;
+    file.set_len(len).map_err(failed)?;
+    file.sync_all().map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Timestamp, now};
+
+    fn turn(id: &str, text: &str) -> ArchivedRecord {
+        turn_at(id, "2026-11-01T10:00:00Z", text)
+    }
+
+    fn turn_at(id: &str, at: &str, text: &str) -> ArchivedRecord {
+        let at: Timestamp = at.parse().unwrap_or_else(|_| now());
+        ArchivedRecord::new(id, ArchivedKind::Turn, at, text).session("s1")
+    }
+
+    /// A record of another quarter, so that the index's segment written with the records
+    /// of the test keeps a live entry (an index segment whose entries are all deleted is
+    /// dropped whole, compacted or not).
+    fn summer() -> ArchivedRecord {
+        turn_at("s1/summer", "2026-07-01T10:00:00Z", "a summer remark")
+    }
+
+    fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            if entry.path().is_file() {
+                std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn purge_compacts_the_purged_words_out_of_the_index_files() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| Error::io("temp dir", e))?;
+        let archive = ColdArchive::open(dir.path(), Duration::from_secs(5))?;
+        let mut turns: Vec<ArchivedRecord> =
+            (0..30).map(|n| turn(&format!("s1/{n}"), "routine knitting talk")).collect();
+        turns.push(turn("s1/secret", "my password is zorbaxqq"));
+        turns.push(summer());
+        archive.archive(turns)?;
+        archive.archive(vec![turn("s1/later", "more knitting")])?;
+        assert!(archive.index.holds_word("zorbaxqq")?);
+        archive.purge(&["s1/secret".to_owned()])?;
+        assert!(!archive.index.holds_word("zorbaxqq")?);
+        assert!(archive.index.holds_word("knitting")?);
+        Ok(())
+    }
+
+    #[test]
+    fn a_purge_finished_by_the_next_writer_compacts_too() -> Result<()> {
+        let io = |e| Error::io("test files", e);
+        let dir = tempfile::tempdir().map_err(io)?;
+        let archive = ColdArchive::open(dir.path(), Duration::from_secs(5))?;
+        archive.archive(vec![
+            turn("s1/1", "the word is plumquartz"),
+            turn("s1/2", "plain"),
+            summer(),
+        ])?;
+        let segment = archive.segments.join(segment::file_name("2026-q4", 1));
+        let saved = std::fs::read(&segment).map_err(io)?;
+        let index_before = tempfile::tempdir().map_err(io)?;
+        copy_dir(&dir.path().join("index"), index_before.path()).map_err(io)?;
+        archive.purge(&["s1/1".to_owned()])?;
+        drop(archive);
+        std::fs::write(&segment, saved).map_err(io)?;
+        std::fs::remove_dir_all(dir.path().join("index")).map_err(io)?;
+        copy_dir(index_before.path(), &dir.path().join("index")).map_err(io)?;
+
+        let archive = ColdArchive::open(dir.path(), Duration::from_secs(5))?;
+        assert!(archive.index.holds_word("plumquartz")?);
+        archive.archive(vec![turn("s1/3", "later")])?;
+        assert!(!archive.index.holds_word("plumquartz")?);
+        assert!(archive.verify()?.consistent());
+        Ok(())
+    }
+}
