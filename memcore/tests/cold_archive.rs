@@ -362,3 +362,82 @@ fn writers_on_several_threads_all_land() {
     assert_eq!(found(&archive, "concurrent", &ArchiveFilter::default()).len(), 40);
     assert!(archive.verify().unwrap().consistent());
 }
+
+/// The offsets of the frames of the segment at `path` (where memcore's header tag is).
+fn frame_offsets(path: &Path) -> Vec<usize> {
+    let bytes = std::fs::read(path).unwrap();
+    bytes.windows(4).enumerate().filter(|(_, w)| *w == b"MCA1").map(|(i, _)| i - 8).collect()
+}
+
+#[test]
+fn a_damaged_header_hides_no_later_frame_and_no_writer_cuts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = open(dir.path());
+    for n in 1..=3 {
+        archive
+            .archive(vec![turn("s1", n, "2026-11-01T10:00:00Z", &format!("badger note {n}"))])
+            .unwrap();
+    }
+    let segment = &segments(dir.path())[0];
+    let offsets = frame_offsets(segment);
+    assert_eq!(offsets.len(), 3);
+    let mut bytes = std::fs::read(segment).unwrap();
+    bytes[offsets[1] + 13] ^= 0x40; // the second frame's data length
+    std::fs::write(segment, &bytes).unwrap();
+
+    let check = archive.verify().unwrap();
+    assert_eq!(check.damaged.len(), 1, "{check:?}");
+    assert_eq!(check.torn_bytes, 0, "{check:?}");
+    assert_eq!(archive.get("s1/3").unwrap().text, "badger note 3");
+    // The next append keeps the frames after the damage.
+    archive.archive(vec![turn("s1", 4, "2026-11-01T10:00:00Z", "badger note 4")]).unwrap();
+    assert_eq!(archive.get("s1/3").unwrap().text, "badger note 3");
+    assert_eq!(archive.get("s1/4").unwrap().text, "badger note 4");
+
+    let repair = archive.repair().unwrap();
+    assert_eq!(repair.frames_set_aside, 1);
+    assert_eq!(repair.reindexed, 3);
+    assert!(archive.verify().unwrap().consistent());
+    assert_eq!(
+        sorted(found(&archive, "badger", &ArchiveFilter::default())),
+        ["s1/1", "s1/3", "s1/4"]
+    );
+}
+
+#[test]
+fn records_dated_outside_years_0_to_9999_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = open(dir.path());
+    for when in ["+10000-01-01T00:00:00Z", "-0001-01-01T00:00:00Z"] {
+        let err = archive.archive(vec![turn("s1", 1, when, "from far away")]).unwrap_err();
+        assert_eq!(err.category(), Category::Validation, "{when}: {err}");
+    }
+}
+
+#[test]
+fn two_handles_see_each_others_records_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (open(dir.path()), open(dir.path()));
+    // b has read the index before a writes.
+    assert!(found(&b, "mole", &ArchiveFilter::default()).is_empty());
+    a.archive(vec![turn("s1", 1, "2026-11-01T10:00:00Z", "the mole digs")]).unwrap();
+    let err = b.archive(vec![turn("s1", 1, "2026-11-01T10:00:00Z", "another text")]).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict, "{err}");
+    let report = b.purge(&["s1/1".to_owned()]).unwrap();
+    assert_eq!(report.purged, 1, "{report:?}");
+    assert_eq!(a.get("s1/1").unwrap_err().category(), Category::NotFound);
+    std::thread::scope(|scope| {
+        for (name, archive) in [("a", &a), ("b", &b)] {
+            scope.spawn(move || {
+                for n in 0..10 {
+                    let session = format!("w-{name}");
+                    archive
+                        .archive(vec![turn(&session, n, "2026-11-01T10:00:00Z", "shared work")])
+                        .unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(found(&a, "shared", &ArchiveFilter::default()).len(), 20);
+    assert!(b.verify().unwrap().consistent());
+}

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::directory::MmapDirectory;
-use tantivy::indexer::IndexWriterOptions;
+use tantivy::indexer::{IndexWriterOptions, NoMergePolicy};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery};
 use tantivy::query::{TermQuery, TermSetQuery};
 use tantivy::schema::{
@@ -76,8 +76,10 @@ fn schema() -> (Schema, Fields) {
             .set_tokenizer(ENGLISH)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
-    let date =
-        DateOptions::default().set_indexed().set_fast().set_precision(DateTimePrecision::Seconds);
+    let date = DateOptions::default()
+        .set_indexed()
+        .set_fast()
+        .set_precision(DateTimePrecision::Microseconds);
     let fields = Fields {
         id: builder.add_text_field("id", STRING | STORED),
         text: builder.add_text_field("text", english),
@@ -122,9 +124,10 @@ fn failed(doing: &str, e: tantivy::TantivyError) -> Error {
     )
 }
 
+/// `t` to the microsecond (the index's precision; records' years are 0 to 9999, which
+/// tantivy's nanosecond dates hold).
 fn tantivy_date(t: Timestamp) -> DateTime {
-    const LIMIT: i64 = i64::MAX / 1_000_000_000;
-    DateTime::from_timestamp_secs(t.timestamp().clamp(-LIMIT, LIMIT))
+    DateTime::from_timestamp_micros(t.timestamp_micros())
 }
 
 impl ArchiveIndex {
@@ -169,15 +172,29 @@ impl ArchiveIndex {
         }
     }
 
-    /// A writer session; nothing is visible until [`ArchiveWriter::commit`].
-    pub(super) fn writer(&self) -> Result<ArchiveWriter<'_>> {
+    /// A writer session; nothing is visible until [`ArchiveWriter::commit`]. A session
+    /// that will `compact` merges no segments in the background: its own merge of the
+    /// segments holding deleted entries must not meet one that took them already.
+    pub(super) fn writer(&self, compact: bool) -> Result<ArchiveWriter<'_>> {
         let options = IndexWriterOptions::builder().num_worker_threads(1).build();
         let writer = guarded(&self.dir, || {
-            self.index
+            let writer: IndexWriter = self
+                .index
                 .writer_with_options(options)
-                .map_err(|e| failed("opening the archive index's writer", e))
+                .map_err(|e| failed("opening the archive index's writer", e))?;
+            if compact {
+                writer.set_merge_policy(Box::new(NoMergePolicy));
+            }
+            Ok(writer)
         })?;
         Ok(ArchiveWriter { index: self, writer, indexed: self.indexed()? })
+    }
+
+    /// Whether a segment of the index holds deleted entries (whose words its files keep
+    /// until they are merged away).
+    pub(super) fn holds_deleted(&self) -> Result<bool> {
+        let metas = self.index.searchable_segment_metas().map_err(|e| damaged(&self.dir, e))?;
+        Ok(metas.iter().any(|meta| meta.num_deleted_docs() > 0))
     }
 
     /// Reloads the reader when another commit (this process's or another's) happened.

@@ -34,7 +34,6 @@ use serde::{Deserialize, Serialize};
 pub use index::ArchiveFilter;
 use index::{ArchiveIndex, Location};
 pub use record::{ArchivedKind, ArchivedRecord, MAX_RECORD_ID_LEN};
-use segment::FrameInfo;
 
 use super::super::fsutil::{create_private_dir_all, sync_dir, write_atomic};
 use super::super::lock::StoreLock;
@@ -148,9 +147,15 @@ impl ColdArchive {
         let index_dir = dir.join("index");
         let (index, rebuild) = match ArchiveIndex::open(&index_dir) {
             Ok(index) => (index, false),
+            // Another process may have been creating it: tried again under the lock before
+            // it is taken for damaged and rebuilt.
             Err(Error::Index { .. }) => {
                 let _guard = lock.acquire()?;
-                (ArchiveIndex::create_fresh(&index_dir)?, true)
+                match ArchiveIndex::open(&index_dir) {
+                    Ok(index) => (index, false),
+                    Err(Error::Index { .. }) => (ArchiveIndex::create_fresh(&index_dir)?, true),
+                    Err(e) => return Err(e),
+                }
             }
             Err(e) => return Err(e),
         };
@@ -176,6 +181,7 @@ impl ColdArchive {
             }
         }
         let _guard = self.lock.acquire()?;
+        self.index.refresh()?;
         self.recover()?;
         let mut report = ArchiveReport::default();
         let mut fresh: BTreeMap<String, Vec<ArchivedRecord>> = BTreeMap::new();
@@ -195,13 +201,14 @@ impl ColdArchive {
             return Ok(report);
         }
         let current = self.current_segments()?;
-        let mut writer = self.index.writer()?;
+        let mut writer = self.index.writer(false)?;
         for (quarter, records) in fresh {
             let name = segment::file_name(&quarter, current.get(&quarter).copied().unwrap_or(1));
             let path = self.segments.join(&name);
             for frame_records in records.chunks(FRAME_RECORDS) {
                 let frame = segment::encode(frame_records)?;
-                let offset = segment::append(&path, &frame)?;
+                let covered = writer.indexed_len(&name).unwrap_or(0);
+                let offset = segment::append(&path, &frame, covered)?;
                 writer.add(&name, offset, frame_records)?;
                 writer.mark(&name, offset + frame.len() as u64);
                 report.archived += frame_records.len();
@@ -214,7 +221,7 @@ impl ColdArchive {
     /// The record `id`: [`Error::NotFound`] when the archive does not hold it.
     pub fn get(&self, id: &str) -> Result<ArchivedRecord> {
         self.index.refresh()?;
-        self.read(id)?.ok_or_else(|| {
+        self.retrying(|| self.read(id))?.ok_or_else(|| {
             Error::not_found(
                 format!("archived record '{id}'"),
                 "search the archive for it, or check the id",
@@ -240,6 +247,26 @@ impl ColdArchive {
             return Ok(Vec::new());
         }
         self.index.refresh()?;
+        self.retrying(|| self.search_now(text, filter, limit))
+    }
+
+    /// Runs `read`; when it fails, reloads the index and runs it again once: a purge in
+    /// another process (or thread) may have replaced the segment the index placed a record
+    /// in between the lookup and the read.
+    fn retrying<T>(&self, read: impl Fn() -> Result<T>) -> Result<T> {
+        read().or_else(|_| {
+            self.index.refresh()?;
+            read()
+        })
+    }
+
+    /// [`ColdArchive::search`] with the reader as it is.
+    fn search_now(
+        &self,
+        text: &str,
+        filter: &ArchiveFilter,
+        limit: usize,
+    ) -> Result<Vec<ArchiveHit>> {
         let found = self.index.search(text, filter, limit)?;
         // Each frame read once, for all of its hits.
         let mut wanted: BTreeMap<(&str, u64), Vec<&str>> = BTreeMap::new();
@@ -266,7 +293,7 @@ impl ColdArchive {
         visit: &mut dyn FnMut(Result<ArchivedRecord>) -> ControlFlow<()>,
     ) -> Result<()> {
         for name in self.current_segments()?.iter().map(|(q, g)| segment::file_name(q, *g)) {
-            for (_, frame) in segment::read_all(&self.segments.join(name))? {
+            for (_, frame) in segment::read_all(&self.segments.join(name))?.frames {
                 let records = match frame {
                     Ok(records) => records,
                     Err(e) => {
@@ -292,6 +319,7 @@ impl ColdArchive {
     /// [`Error::Corrupted`]: run [`ColdArchive::repair`] first.
     pub fn purge(&self, ids: &[String]) -> Result<PurgeReport> {
         let _guard = self.lock.acquire()?;
+        self.index.refresh()?;
         self.recover()?;
         let mut report = PurgeReport::default();
         let mut by_segment: BTreeMap<String, HashSet<String>> = BTreeMap::new();
@@ -306,40 +334,42 @@ impl ColdArchive {
         if by_segment.is_empty() {
             return Ok(report);
         }
-        let mut writer = self.index.writer()?;
+        let mut writer = self.index.writer(true)?;
         let mut replaced = Vec::new();
         for (name, purged) in &by_segment {
-            let (quarter, generation) = segment::parse_name(name)
-                .ok_or_else(|| Error::index(format!("unknown archive segment {name}"), None, ""))?;
+            let (quarter, generation) = segment::parse_name(name).ok_or_else(|| unknown(name))?;
             let old = self.segments.join(name);
-            let frames = segment::read_all(&old)?;
+            let mut contents = segment::read_all(&old)?;
+            // Damage may hide a purged record's text: it cannot be cleaned before `repair`.
+            if contents.is_damaged() {
+                return Err(Error::corrupted(
+                    old,
+                    None,
+                    "the archive segment holding a record to purge is damaged",
+                    "run `memcore repair` (it sets the damage aside in damaged/, which a purge \
+                     does not read: remove those files by hand if they may hold the text), \
+                     then purge again",
+                ));
+            }
             let mut kept_frames = Vec::new();
             let mut kept_records = Vec::new();
-            for (info, frame) in frames {
-                match frame {
-                    Ok(records) => {
-                        let before = records.len();
-                        let kept: Vec<_> =
-                            records.into_iter().filter(|r| !purged.contains(&r.id)).collect();
-                        report.purged += before - kept.len();
-                        if !kept.is_empty() {
-                            kept_frames.push(segment::encode(&kept)?);
-                            kept_records.push(kept);
-                        }
-                    }
-                    // A damaged frame holding a purged record cannot be cleaned.
-                    Err(e) if self.frame_holds(&info, name, purged)? => return Err(e),
-                    // Another damaged frame is carried over as it is, for `repair`.
-                    Err(_) => {
-                        let bytes = std::fs::read(&old)
-                            .map_err(|e| Error::io(format!("reading {}", old.display()), e))?;
-                        let (start, end) = (info.offset as usize, info.end() as usize);
-                        kept_frames.push(bytes[start..end].to_vec());
-                        kept_records.push(Vec::new());
-                    }
+            for (info, frame) in std::mem::take(&mut contents.frames) {
+                let records = frame?;
+                let before = records.len();
+                let kept: Vec<_> =
+                    records.into_iter().filter(|r| !purged.contains(&r.id)).collect();
+                report.purged += before - kept.len();
+                // A frame without purged records is copied as it is, not compressed again.
+                if kept.len() == before {
+                    kept_frames.push(contents.slice(info.offset, info.end()).to_vec());
+                } else if !kept.is_empty() {
+                    kept_frames.push(segment::encode(&kept)?);
+                } else {
+                    continue;
                 }
+                kept_records.push(kept);
             }
-            let new_name = segment::file_name(&quarter, generation + 1);
+            let new_name = segment::file_name(&quarter, next_generation(generation)?);
             let offsets = segment::write_new(&self.segments.join(&new_name), &kept_frames)?;
             writer.forget(name);
             for (offset, records) in offsets.iter().zip(&kept_records) {
@@ -376,10 +406,13 @@ impl ColdArchive {
         let mut held: HashSet<(String, String, u64)> = HashSet::new();
         for (quarter, generation) in self.current_segments()? {
             let name = segment::file_name(&quarter, generation);
-            let path = self.segments.join(&name);
+            let contents = segment::read_all(&self.segments.join(&name))?;
             check.segments += 1;
-            check.torn_bytes += segment::layout(&path)?.torn;
-            for (info, frame) in segment::read_all(&path)? {
+            check.torn_bytes += contents.layout.torn;
+            for (start, end) in &contents.layout.gaps {
+                check.damaged.push(format!("{name}@{start}: {} bytes hold no frame", end - start));
+            }
+            for (info, frame) in contents.frames {
                 match frame {
                     Ok(records) => {
                         check.records += records.len();
@@ -397,63 +430,65 @@ impl ColdArchive {
         Ok(check)
     }
 
-    /// Cuts torn tails, sets damaged frames aside (in `damaged/`, their records lost from
-    /// the archive) and rebuilds the index from the segments.
+    /// Cuts torn tails, sets damage aside (frames that cannot be read and ranges holding no
+    /// frame, in `damaged/`: their records are lost from the archive) and rebuilds the index
+    /// from the segments.
     pub fn repair(&self) -> Result<ArchiveRepair> {
         let _guard = self.lock.acquire()?;
+        self.index.refresh()?;
         self.drop_old_generations()?;
         let mut repair = ArchiveRepair::default();
-        let mut writer = self.index.writer()?;
+        let mut writer = self.index.writer(true)?;
         writer.clear()?;
         for (quarter, generation) in self.current_segments()? {
             let mut name = segment::file_name(&quarter, generation);
             let path = self.segments.join(&name);
-            let layout = segment::layout(&path)?;
-            if layout.torn > 0 {
-                cut(&path, layout.valid_len)?;
-                repair.torn_bytes += layout.torn;
+            let mut contents = segment::read_all(&path)?;
+            if contents.layout.torn > 0 {
+                cut(&path, contents.layout.valid_len)?;
+                repair.torn_bytes += contents.layout.torn;
             }
-            let mut frames = segment::read_all(&path)?;
-            if frames.iter().any(|(_, frame)| frame.is_err()) {
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+            if contents.is_damaged() {
                 let damaged_dir = self.dir.join("damaged");
                 create_private_dir_all(&damaged_dir)?;
+                let mut set_aside = |start: u64, end: u64| {
+                    repair.frames_set_aside += 1;
+                    let file = damaged_dir.join(format!("{name}@{start}"));
+                    write_atomic(&file, contents.slice(start, end))
+                };
+                for &(start, end) in &contents.layout.gaps {
+                    set_aside(start, end)?;
+                }
                 let mut kept = Vec::new();
-                for (info, frame) in &frames {
-                    let raw = &bytes[info.offset as usize..info.end() as usize];
+                for (info, frame) in &contents.frames {
                     match frame {
-                        Ok(_) => kept.push(raw.to_vec()),
-                        Err(_) => {
-                            write_atomic(
-                                &damaged_dir.join(format!("{name}@{}", info.offset)),
-                                raw,
-                            )?;
-                            repair.frames_set_aside += 1;
-                        }
+                        Ok(_) => kept.push(contents.slice(info.offset, info.end()).to_vec()),
+                        Err(_) => set_aside(info.offset, info.end())?,
                     }
                 }
-                name = segment::file_name(&quarter, generation + 1);
+                name = segment::file_name(&quarter, next_generation(generation)?);
                 segment::write_new(&self.segments.join(&name), &kept)?;
                 remove_file(&path)?;
-                frames = segment::read_all(&self.segments.join(&name))?;
+                contents = segment::read_all(&self.segments.join(&name))?;
             }
-            let mut end = 0;
-            for (info, frame) in frames {
+            for (info, frame) in contents.frames {
                 if let Ok(records) = frame {
                     writer.add(&name, info.offset, &records)?;
                     repair.reindexed += records.len();
                 }
-                end = info.end();
             }
-            writer.mark(&name, end);
+            writer.mark(&name, contents.layout.valid_len);
         }
         writer.commit(true)?;
+        sync_dir(&self.segments)?;
         Ok(repair)
     }
 
     /// Finishes what a writer that died left (the caller holds the lock): keeps the newest
-    /// generation of each segment, and indexes frames appended after the last commit.
+    /// generation of each segment, indexes frames appended after the last commit, and
+    /// compacts the index when it holds deleted entries (a purge that died before its
+    /// compaction). A segment whose whole frames end before the index says is left as it is:
+    /// it was damaged, and `verify` reports it.
     fn recover(&self) -> Result<()> {
         self.drop_old_generations()?;
         let current: HashSet<String> = self
@@ -461,37 +496,37 @@ impl ColdArchive {
             .iter()
             .map(|(quarter, generation)| segment::file_name(quarter, *generation))
             .collect();
-        let mut writer = self.index.writer()?;
-        let mut changed = false;
-        // Entries of a generation a purge replaced: compacted away, as the purge would have.
-        let mut purged = false;
+        let mut compact = self.index.holds_deleted()?;
+        let mut writer = self.index.writer(compact)?;
+        let mut changed = compact;
         for name in writer.segments() {
             if !current.contains(&name) {
+                // Entries of a generation a purge replaced: compacted away, as it would have.
                 writer.forget(&name);
-                (changed, purged) = (true, true);
+                (changed, compact) = (true, true);
             }
         }
         for name in &current {
-            let layout = segment::layout(&self.segments.join(name))?;
-            let mut from = writer.indexed_len(name).unwrap_or(0);
-            if from > layout.valid_len {
-                // Shorter than indexed: the index is ahead of the file (cut by repair).
-                writer.forget(name);
-                from = 0;
-            }
-            if from == layout.valid_len && writer.indexed_len(name).is_some() {
+            let path = self.segments.join(name);
+            let layout = segment::layout(&path)?;
+            let from = writer.indexed_len(name);
+            if from.is_some_and(|from| from >= layout.valid_len) {
                 continue;
             }
+            let from = from.unwrap_or(0);
             for info in layout.frames.iter().filter(|info| info.offset >= from) {
-                if let Ok(records) = segment::read_frame(&self.segments.join(name), info.offset) {
-                    writer.add(name, info.offset, &records)?;
+                match segment::read_frame(&path, info.offset) {
+                    Ok(records) => writer.add(name, info.offset, &records)?,
+                    // A damaged frame is left for `verify` to report and `repair` to set aside.
+                    Err(Error::Corrupted { .. }) => {}
+                    Err(e) => return Err(e),
                 }
             }
             writer.mark(name, layout.valid_len);
             changed = true;
         }
         if changed {
-            writer.commit(purged)?;
+            writer.commit(compact)?;
         }
         Ok(())
     }
@@ -541,19 +576,25 @@ impl ColdArchive {
         let mut found = segment::read_records(&path, location.offset, &[id])?;
         found.remove(id).map(Some).ok_or_else(|| dangling(&location))
     }
+}
 
-    /// Whether the index places one of `ids` in the frame `info` of segment `name`.
-    fn frame_holds(&self, info: &FrameInfo, name: &str, ids: &HashSet<String>) -> Result<bool> {
-        for id in ids {
-            if let Some(location) = self.index.locate(id)?
-                && location.segment == name
-                && location.offset == info.offset
-            {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
+/// The generation after `generation`.
+fn next_generation(generation: u32) -> Result<u32> {
+    generation.checked_add(1).ok_or_else(|| {
+        Error::unsupported(
+            "an archive segment rewritten 4 billion times",
+            "cold archive",
+            "copy the archive's records into a new archive",
+        )
+    })
+}
+
+fn unknown(name: &str) -> Error {
+    Error::index(
+        format!("the archive's index names a segment {name} that is no segment file name"),
+        None,
+        "run `memcore repair` to rebuild the archive's index from its segments",
+    )
 }
 
 fn dangling(location: &Location) -> Error {

@@ -137,6 +137,15 @@ impl ArchivedRecord {
                 ),
             ));
         }
+        if !(0..=9999).contains(&chrono::Datelike::year(&self.at)) {
+            return Err(Error::validation(
+                format!(
+                    "archive record {} is dated {}, outside the years 0 to 9999",
+                    self.id, self.at
+                ),
+                "give the time the record happened",
+            ));
+        }
         if let Some(session) = &self.session {
             check_name("session id", session)?;
         }
