@@ -113,7 +113,8 @@ pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchR
 pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
+    ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport,
 };
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,

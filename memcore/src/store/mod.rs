@@ -43,7 +43,8 @@ pub use postgres::PostgresStore;
 pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
+    ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport,
 };
 
 use crate::git::{Hydrated, HydrationLevel};

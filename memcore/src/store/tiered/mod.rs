@@ -1,10 +1,14 @@
 //! The tiered store's tiers (seed 003): hot (the working set of a session), warm (an
 //! indexed store) and cold ([`ColdArchive`]: compressed, append-only, searchable by full
-//! text). Built so far: the cold tier.
+//! text). Built so far: the hot and cold tiers.
 
 mod cold;
+mod hot;
 
 pub use cold::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
+};
+pub use hot::{
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote, HotSession, HotTier, HotTurn,
 };

@@ -126,7 +126,7 @@ pub struct ArchiveRepair {
 /// ])?;
 /// let hits = archive.search("heron", &ArchiveFilter::default(), 10)?;
 /// assert_eq!(hits[0].record.id, "s1/1");
-/// # Ok::<(), memcore::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct ColdArchive {

@@ -1,0 +1,341 @@
+//! [`HotTier`]: the working set of live sessions (seed 003's hot layer). Per session: the
+//! last `context_turns` turns, a rolling summary of the turns before them, open action items
+//! and working notes (each note may belong to an agent). Reads come from memory; every change
+//! is written first to a JSON snapshot (`<dir>/<session>.json`, atomically), so a process
+//! that crashed resumes its sessions on open. A session is ended once its summary moved down
+//! (to the warm tier): ending removes the snapshot.
+//!
+//! One process owns a live session at a time (the orchestrator running it); others may read
+//! its snapshot by opening the tier.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::compose::{EstimateCounter, TokenCounter};
+use crate::decay::Aggressiveness;
+use crate::session::registry::check_name;
+use crate::session::{ExtractiveSummarizer, Summarizer, SummaryRequest, TranscriptMessage};
+use crate::store::fsutil::{create_private_dir_all, write_atomic};
+use crate::{Error, Result, Timestamp};
+
+/// How many turns a hot session keeps verbatim unless told otherwise (seed 003's
+/// `hot_context_turns`).
+pub const DEFAULT_HOT_CONTEXT_TURNS: usize = 12;
+
+/// About how many tokens the rolling summary takes unless told otherwise.
+pub const DEFAULT_HOT_SUMMARY_TOKENS: usize = 300;
+
+/// One turn of a live session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HotTurn {
+    /// Its number in the session, from 1.
+    pub number: u64,
+    /// Who spoke (`user`, `assistant`, an agent's id).
+    pub role: String,
+    /// What was said.
+    pub content: String,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// A working note, an agent's own or the session's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HotNote {
+    /// The agent it belongs to; `None` for the whole session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The note.
+    pub text: String,
+}
+
+/// The hot state of one live session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HotSession {
+    /// The session's id (a registry session name).
+    pub session_id: String,
+    /// When it started.
+    pub started_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+    /// The last turns, oldest first (at most the tier's `context_turns`).
+    pub turns: Vec<HotTurn>,
+    /// How many turns the session has had.
+    pub turn_count: u64,
+    /// A summary of the turns no longer in `turns`.
+    pub summary: String,
+    /// Open action items, oldest first.
+    pub action_items: Vec<String>,
+    /// Working notes, oldest first.
+    pub notes: Vec<HotNote>,
+}
+
+impl HotSession {
+    /// The notes `agent` sees: the session's and its own.
+    pub fn notes_for(&self, agent: &str) -> impl Iterator<Item = &HotNote> {
+        self.notes.iter().filter(move |note| note.agent.as_deref().is_none_or(|a| a == agent))
+    }
+}
+
+/// What a change to a hot session is.
+#[derive(Debug, Clone)]
+enum Change {
+    Turn { role: String, content: String, at: Timestamp },
+    ActionItem(String),
+    Resolved(usize),
+    Note(HotNote),
+}
+
+/// The hot tier of a store: its live sessions. `Send + Sync`.
+///
+/// ```
+/// use memcore::{HotTier, now};
+/// let dir = tempfile::tempdir()?;
+/// let hot = HotTier::open(dir.path(), 12)?;
+/// hot.start("standup-2026-11-27", now())?;
+/// hot.add_turn("standup-2026-11-27", "ann", "I will fix the flaky test today.", now())?;
+/// hot.add_action_item("standup-2026-11-27", "fix the flaky test")?;
+/// let session = hot.get("standup-2026-11-27").expect("live");
+/// assert_eq!(session.turns.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct HotTier {
+    dir: PathBuf,
+    context_turns: usize,
+    summary_tokens: usize,
+    summarizer: Arc<dyn Summarizer>,
+    sessions: RwLock<HashMap<String, Arc<HotSession>>>,
+}
+
+impl HotTier {
+    /// Opens the hot tier in `dir` (created if missing), resuming the sessions whose
+    /// snapshots are there; sessions keep their last `context_turns` turns (at least 1).
+    /// A snapshot that does not parse is an [`Error::Corrupted`] naming it.
+    pub fn open(dir: impl AsRef<Path>, context_turns: usize) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        create_private_dir_all(&dir)?;
+        let mut sessions = HashMap::new();
+        let listing = |e| Error::io(format!("listing {}", dir.display()), e);
+        for entry in std::fs::read_dir(&dir).map_err(listing)? {
+            let path = entry.map_err(listing)?.path();
+            if path.extension().is_none_or(|ext| ext != "json") {
+                continue;
+            }
+            let bytes = std::fs::read(&path)
+                .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+            let session: HotSession = serde_json::from_slice(&bytes).map_err(|e| {
+                Error::corrupted(
+                    &path,
+                    None,
+                    format!("a hot session snapshot does not parse: {e}"),
+                    "move the file away to drop that session's hot state (its turns are in the \
+                     cold tier), then open again",
+                )
+            })?;
+            sessions.insert(session.session_id.clone(), Arc::new(session));
+        }
+        Ok(Self {
+            dir,
+            context_turns: context_turns.max(1),
+            summary_tokens: DEFAULT_HOT_SUMMARY_TOKENS,
+            summarizer: Arc::new(ExtractiveSummarizer),
+            sessions: RwLock::new(sessions),
+        })
+    }
+
+    /// The same tier, summarising evicted turns with `summarizer` into about `tokens` tokens.
+    pub fn with_summarizer(mut self, summarizer: Arc<dyn Summarizer>, tokens: usize) -> Self {
+        self.summarizer = summarizer;
+        self.summary_tokens = tokens.max(1);
+        self
+    }
+
+    /// The live session `session_id`, if there is one: a read from memory.
+    pub fn get(&self, session_id: &str) -> Option<Arc<HotSession>> {
+        self.sessions.read().get(session_id).cloned()
+    }
+
+    /// The ids of the live sessions, sorted.
+    pub fn live(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.sessions.read().keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Starts the session `session_id` at `now`. An invalid id is an [`Error::Validation`];
+    /// a session live already is an [`Error::Conflict`].
+    pub fn start(&self, session_id: &str, now: Timestamp) -> Result<Arc<HotSession>> {
+        check_name("session id", session_id)?;
+        let mut sessions = self.sessions.write();
+        if sessions.contains_key(session_id) {
+            return Err(Error::conflict(
+                format!("session {session_id} is live already"),
+                "end it first, or keep adding to it",
+            ));
+        }
+        let session = Arc::new(HotSession {
+            session_id: session_id.to_owned(),
+            started_at: now,
+            updated_at: now,
+            turns: Vec::new(),
+            turn_count: 0,
+            summary: String::new(),
+            action_items: Vec::new(),
+            notes: Vec::new(),
+        });
+        self.save(&session)?;
+        sessions.insert(session_id.to_owned(), Arc::clone(&session));
+        Ok(session)
+    }
+
+    /// Adds a turn; the oldest turn beyond the tier's `context_turns` leaves `turns` for the
+    /// rolling summary.
+    pub fn add_turn(
+        &self,
+        session_id: &str,
+        role: &str,
+        content: &str,
+        at: Timestamp,
+    ) -> Result<Arc<HotSession>> {
+        let change = Change::Turn { role: role.to_owned(), content: content.to_owned(), at };
+        self.change(session_id, change)
+    }
+
+    /// Adds an open action item.
+    pub fn add_action_item(&self, session_id: &str, item: &str) -> Result<Arc<HotSession>> {
+        self.change(session_id, Change::ActionItem(item.to_owned()))
+    }
+
+    /// Closes the open action item at `index` (0 is the oldest); an index past the end is
+    /// an [`Error::NotFound`].
+    pub fn resolve_action_item(&self, session_id: &str, index: usize) -> Result<Arc<HotSession>> {
+        self.change(session_id, Change::Resolved(index))
+    }
+
+    /// Adds a working note, `agent`'s own or (`None`) the session's.
+    pub fn add_note(
+        &self,
+        session_id: &str,
+        agent: Option<&str>,
+        text: &str,
+    ) -> Result<Arc<HotSession>> {
+        let note = HotNote { agent: agent.map(str::to_owned), text: text.to_owned() };
+        self.change(session_id, Change::Note(note))
+    }
+
+    /// Ends the session: its hot state is dropped (snapshot removed) and returned, for the
+    /// caller who has moved its summary down. Ending a session that is not live is an
+    /// [`Error::NotFound`].
+    pub fn end(&self, session_id: &str) -> Result<HotSession> {
+        let mut sessions = self.sessions.write();
+        let session = sessions.get(session_id).cloned().ok_or_else(|| not_live(session_id))?;
+        let path = self.snapshot(session_id);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(format!("removing {}", path.display()), e)),
+        }
+        crate::store::fsutil::sync_dir(&self.dir)?;
+        sessions.remove(session_id);
+        Ok(Arc::unwrap_or_clone(session))
+    }
+
+    /// Applies `change` to a copy of the session, saves the copy, then publishes it: a
+    /// failed save changes nothing.
+    fn change(&self, session_id: &str, change: Change) -> Result<Arc<HotSession>> {
+        let mut sessions = self.sessions.write();
+        let current = sessions.get(session_id).ok_or_else(|| not_live(session_id))?;
+        let mut next = HotSession::clone(current);
+        match change {
+            Change::Turn { role, content, at } => {
+                next.turn_count += 1;
+                next.updated_at = at;
+                next.turns.push(HotTurn { number: next.turn_count, role, content, at });
+                if next.turns.len() > self.context_turns {
+                    let evicted: Vec<HotTurn> =
+                        next.turns.drain(..next.turns.len() - self.context_turns).collect();
+                    next.summary = self.roll(&next.summary, &evicted)?;
+                }
+            }
+            Change::ActionItem(item) => next.action_items.push(item),
+            Change::Resolved(index) => {
+                if index >= next.action_items.len() {
+                    return Err(Error::not_found(
+                        format!("open action item {index} of session {session_id}"),
+                        "list the session's open action items (0 is the oldest)",
+                    ));
+                }
+                next.action_items.remove(index);
+            }
+            Change::Note(note) => next.notes.push(note),
+        }
+        let next = Arc::new(next);
+        self.save(&next)?;
+        sessions.insert(session_id.to_owned(), Arc::clone(&next));
+        Ok(next)
+    }
+
+    /// The rolling summary once `evicted` leaves the verbatim turns.
+    fn roll(&self, summary: &str, evicted: &[HotTurn]) -> Result<String> {
+        let mut messages = Vec::with_capacity(evicted.len() + 1);
+        if !summary.is_empty() {
+            messages.push(TranscriptMessage::new("summary", "summary", summary));
+        }
+        messages.extend(evicted.iter().map(|turn| {
+            TranscriptMessage::new(format!("turn-{}", turn.number), &turn.role, &turn.content)
+        }));
+        let counter = EstimateCounter;
+        let input_tokens: usize = messages.iter().map(|m| counter.count(&m.content)).sum();
+        if input_tokens <= self.summary_tokens {
+            return Ok(join(&messages));
+        }
+        let request = SummaryRequest {
+            messages,
+            input_tokens,
+            target_tokens: self.summary_tokens,
+            compaction_ratio: input_tokens as f64 / self.summary_tokens as f64,
+            aggressiveness: Aggressiveness::Moderate,
+            keep: Vec::new(),
+        };
+        let summary = self.summarizer.summarize(&request, &counter)?;
+        Ok(summary.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"))
+    }
+
+    fn snapshot(&self, session_id: &str) -> PathBuf {
+        self.dir.join(format!("{session_id}.json"))
+    }
+
+    fn save(&self, session: &HotSession) -> Result<()> {
+        let bytes = serde_json::to_vec(session).map_err(|e| {
+            Error::validation(format!("a hot session could not be written: {e}"), "report this")
+        })?;
+        write_atomic(&self.snapshot(&session.session_id), &bytes)
+    }
+}
+
+/// The messages as text, one per line (`role: content`; a summary as it is).
+fn join(messages: &[TranscriptMessage]) -> String {
+    let lines: Vec<String> = messages
+        .iter()
+        .map(|m| match m.role.as_str() {
+            "summary" => m.content.clone(),
+            role => format!("{role}: {}", m.content),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+fn not_live(session_id: &str) -> Error {
+    Error::not_found(
+        format!("live session {session_id}"),
+        "start the session first (ended sessions are in the warm and cold tiers)",
+    )
+}
