@@ -114,7 +114,8 @@ pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, Timeline, TimelineEntry,
+    TimelineFilter, TimelineKind,
 };
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,

@@ -52,8 +52,10 @@ fn a_long_session_keeps_its_summary_bounded() {
     let session = hot.get("long").unwrap();
     assert_eq!(session.turns.len(), 2);
     assert!(!session.summary.is_empty());
-    // About 300 tokens: far less than the 198 evicted turns (each ~25 tokens).
+    // About 300 tokens: far less than the 198 evicted turns (each ~25 tokens), each line
+    // still saying who spoke.
     assert!(session.summary.len() < 3_000, "{} bytes", session.summary.len());
+    assert!(session.summary.lines().all(|l| l.starts_with("chair: ")), "{}", session.summary);
 }
 
 #[test]
@@ -109,4 +111,79 @@ fn a_damaged_snapshot_is_named_in_the_error() {
     let err = HotTier::open(dir.path(), 12).unwrap_err();
     assert_eq!(err.category(), Category::Parse, "{err}");
     assert!(err.to_string().contains("broken.json"), "{err}");
+}
+
+/// A summariser that echoes everything it is given (the longest answer memcore accepts).
+#[derive(Debug)]
+struct Echo;
+
+impl memcore::session::Summarizer for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn summarize(
+        &self,
+        request: &memcore::session::SummaryRequest,
+        _: &dyn memcore::compose::TokenCounter,
+    ) -> memcore::Result<Vec<memcore::session::SummaryMessage>> {
+        let all: Vec<&str> = request.messages.iter().map(|m| m.content.as_str()).collect();
+        Ok(vec![memcore::session::SummaryMessage::new("summary", all.join(" "))])
+    }
+}
+
+/// A summariser that panics.
+#[derive(Debug)]
+struct Panics;
+
+impl memcore::session::Summarizer for Panics {
+    fn name(&self) -> &str {
+        "panics"
+    }
+
+    fn summarize(
+        &self,
+        _: &memcore::session::SummaryRequest,
+        _: &dyn memcore::compose::TokenCounter,
+    ) -> memcore::Result<Vec<memcore::session::SummaryMessage>> {
+        panic!("the model fell over")
+    }
+}
+
+#[test]
+fn a_summariser_that_says_too_much_is_cut_and_one_that_panics_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "The committee talked at length about the budget and the forecast. ".repeat(8);
+    let hot = HotTier::open(dir.path(), 1).unwrap().with_summarizer(std::sync::Arc::new(Echo), 100);
+    hot.start("echo", at(0)).unwrap();
+    for _ in 0..30 {
+        hot.add_turn("echo", "chair", &long, at(1)).unwrap();
+    }
+    let summary = hot.get("echo").unwrap().summary.clone();
+    // Capped at twice the 100 tokens asked (about 4 bytes a token), though it never drops
+    // a word: thirty turns of 100 tokens went in.
+    assert!(summary.len() < 1_200, "{} bytes", summary.len());
+
+    let dir = tempfile::tempdir().unwrap();
+    let hot =
+        HotTier::open(dir.path(), 1).unwrap().with_summarizer(std::sync::Arc::new(Panics), 10);
+    hot.start("p", at(0)).unwrap();
+    hot.add_turn("p", "a", &long, at(1)).unwrap();
+    let before = hot.get("p").unwrap();
+    let err = hot.add_turn("p", "b", &long, at(2)).unwrap_err();
+    assert_eq!(err.category(), Category::Callback, "{err}");
+    assert_eq!(hot.get("p").unwrap(), before);
+    assert_eq!(HotTier::open(dir.path(), 1).unwrap().get("p").unwrap(), before);
+}
+
+#[test]
+fn a_snapshot_whose_name_disagrees_with_its_session_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let hot = HotTier::open(dir.path(), 12).unwrap();
+    hot.start("real", at(0)).unwrap();
+    drop(hot);
+    std::fs::rename(dir.path().join("real.json"), dir.path().join("other.json")).unwrap();
+    let err = HotTier::open(dir.path(), 12).unwrap_err();
+    assert_eq!(err.category(), Category::Parse, "{err}");
+    assert!(err.to_string().contains("other.json"), "{err}");
 }

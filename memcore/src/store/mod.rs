@@ -44,7 +44,8 @@ pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, Timeline, TimelineEntry,
+    TimelineFilter, TimelineKind,
 };
 
 use crate::git::{Hydrated, HydrationLevel};

@@ -77,6 +77,18 @@ impl std::fmt::Debug for TextIndex {
     }
 }
 
+/// The index in `directory` (created with `schema` when there is none) with memcore's
+/// tokenizers, and a reader reloaded only when told ([`ReloadPolicy::Manual`]).
+pub(crate) fn open_english(
+    directory: impl Into<Box<dyn tantivy::Directory>>,
+    schema: tantivy::schema::Schema,
+) -> tantivy::Result<(Index, IndexReader)> {
+    let index =
+        Index::builder().schema(schema).tokenizers(tokenizers()).open_or_create(directory)?;
+    let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+    Ok((index, reader))
+}
+
 impl TextIndex {
     /// Opens the index in `dir`, creating the directory (0700) and an empty index if there is
     /// none. A damaged index (unreadable `meta.json`, another schema, broken segment files) is
@@ -114,16 +126,7 @@ impl TextIndex {
     fn open_locked(dir: &Path) -> Result<Self> {
         let (schema, fields) = schema();
         let directory = UnsyncedDirectory::open(dir).map_err(|e| damaged(dir, e))?;
-        let index = Index::builder()
-            .schema(schema)
-            .tokenizers(tokenizers())
-            .open_or_create(directory)
-            .map_err(|e| damaged(dir, e))?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| damaged(dir, e))?;
+        let (index, reader) = open_english(directory, schema).map_err(|e| damaged(dir, e))?;
         let mut parser = QueryParser::for_index(
             &index,
             vec![

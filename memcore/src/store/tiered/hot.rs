@@ -5,21 +5,26 @@
 //! that crashed resumes its sessions on open. A session is ended once its summary moved down
 //! (to the warm tier): ending removes the snapshot.
 //!
-//! One process owns a live session at a time (the orchestrator running it); others may read
-//! its snapshot by opening the tier.
+//! Writes to one session are serialised (each waits for the one before, summariser call
+//! included); reads never wait for a write, and sessions do not wait for each other. One
+//! process owns a live session at a time (the orchestrator running it); others may read its
+//! snapshot by opening the tier. Nothing bounds the number of action items or notes, nor a
+//! turn's length: the snapshot grows with them, and is written whole on every change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::compose::{EstimateCounter, TokenCounter};
+use crate::compose::{EstimateCounter, TokenCounter, truncate_to_tokens};
 use crate::decay::Aggressiveness;
 use crate::session::registry::check_name;
-use crate::session::{ExtractiveSummarizer, Summarizer, SummaryRequest, TranscriptMessage};
+use crate::session::{
+    ExtractiveSummarizer, Summarizer, SummaryRequest, TranscriptMessage, run_summarizer,
+};
 use crate::store::fsutil::{create_private_dir_all, write_atomic};
 use crate::{Error, Result, Timestamp};
 
@@ -63,7 +68,7 @@ pub struct HotSession {
     pub session_id: String,
     /// When it started.
     pub started_at: Timestamp,
-    /// When it last changed.
+    /// When it last changed (a turn's time; the clock's for other changes).
     pub updated_at: Timestamp,
     /// The last turns, oldest first (at most the tier's `context_turns`).
     pub turns: Vec<HotTurn>,
@@ -112,7 +117,22 @@ pub struct HotTier {
     context_turns: usize,
     summary_tokens: usize,
     summarizer: Arc<dyn Summarizer>,
-    sessions: RwLock<HashMap<String, Arc<HotSession>>>,
+    sessions: RwLock<HashMap<String, Arc<Slot>>>,
+}
+
+/// A live session: its state, and the lock its writes take in turn.
+#[derive(Debug)]
+struct Slot {
+    /// Held while a change is made; `true` once the session ended.
+    writing: Mutex<bool>,
+    /// The state as last published.
+    current: RwLock<Arc<HotSession>>,
+}
+
+impl Slot {
+    fn new(session: HotSession) -> Arc<Self> {
+        Arc::new(Self { writing: Mutex::new(false), current: RwLock::new(Arc::new(session)) })
+    }
 }
 
 impl HotTier {
@@ -140,7 +160,21 @@ impl HotTier {
                      cold tier), then open again",
                 )
             })?;
-            sessions.insert(session.session_id.clone(), Arc::new(session));
+            let named_so = path.file_stem().is_some_and(|stem| *stem == *session.session_id);
+            if check_name("session id", &session.session_id).is_err() || !named_so {
+                return Err(Error::corrupted(
+                    &path,
+                    None,
+                    format!(
+                        "a hot session snapshot holds session {:?}, which its file name does \
+                         not give",
+                        session.session_id
+                    ),
+                    "rename the file to `<session id>.json`, or move it away to drop that \
+                     session's hot state",
+                ));
+            }
+            sessions.insert(session.session_id.clone(), Slot::new(session));
         }
         Ok(Self {
             dir,
@@ -160,7 +194,9 @@ impl HotTier {
 
     /// The live session `session_id`, if there is one: a read from memory.
     pub fn get(&self, session_id: &str) -> Option<Arc<HotSession>> {
-        self.sessions.read().get(session_id).cloned()
+        let slot = self.sessions.read().get(session_id).cloned()?;
+        let current = slot.current.read().clone();
+        Some(current)
     }
 
     /// The ids of the live sessions, sorted.
@@ -181,7 +217,7 @@ impl HotTier {
                 "end it first, or keep adding to it",
             ));
         }
-        let session = Arc::new(HotSession {
+        let session = HotSession {
             session_id: session_id.to_owned(),
             started_at: now,
             updated_at: now,
@@ -190,10 +226,12 @@ impl HotTier {
             summary: String::new(),
             action_items: Vec::new(),
             notes: Vec::new(),
-        });
+        };
         self.save(&session)?;
-        sessions.insert(session_id.to_owned(), Arc::clone(&session));
-        Ok(session)
+        let slot = Slot::new(session);
+        let current = slot.current.read().clone();
+        sessions.insert(session_id.to_owned(), slot);
+        Ok(current)
     }
 
     /// Adds a turn; the oldest turn beyond the tier's `context_turns` leaves `turns` for the
@@ -231,12 +269,16 @@ impl HotTier {
         self.change(session_id, Change::Note(note))
     }
 
-    /// Ends the session: its hot state is dropped (snapshot removed) and returned, for the
-    /// caller who has moved its summary down. Ending a session that is not live is an
-    /// [`Error::NotFound`].
+    /// Ends the session: its snapshot is removed and its hot state returned. Call it once
+    /// the state moved down (its summary and action items written to the warm tier): a crash
+    /// before then leaves the snapshot, and the session resumes. Ending a session that is not
+    /// live is an [`Error::NotFound`].
     pub fn end(&self, session_id: &str) -> Result<HotSession> {
-        let mut sessions = self.sessions.write();
-        let session = sessions.get(session_id).cloned().ok_or_else(|| not_live(session_id))?;
+        let slot = self.slot(session_id)?;
+        let mut ended = slot.writing.lock();
+        if *ended {
+            return Err(not_live(session_id));
+        }
         let path = self.snapshot(session_id);
         match std::fs::remove_file(&path) {
             Ok(()) => {}
@@ -244,16 +286,29 @@ impl HotTier {
             Err(e) => return Err(Error::io(format!("removing {}", path.display()), e)),
         }
         crate::store::fsutil::sync_dir(&self.dir)?;
-        sessions.remove(session_id);
+        *ended = true;
+        self.sessions.write().remove(session_id);
+        let session = slot.current.read().clone();
         Ok(Arc::unwrap_or_clone(session))
     }
 
+    /// The live session's slot.
+    fn slot(&self, session_id: &str) -> Result<Arc<Slot>> {
+        self.sessions.read().get(session_id).cloned().ok_or_else(|| not_live(session_id))
+    }
+
     /// Applies `change` to a copy of the session, saves the copy, then publishes it: a
-    /// failed save changes nothing.
+    /// failed save (or summariser) changes nothing. Only this session's writes wait.
     fn change(&self, session_id: &str, change: Change) -> Result<Arc<HotSession>> {
-        let mut sessions = self.sessions.write();
-        let current = sessions.get(session_id).ok_or_else(|| not_live(session_id))?;
-        let mut next = HotSession::clone(current);
+        let slot = self.slot(session_id)?;
+        let ended = slot.writing.lock();
+        if *ended {
+            return Err(not_live(session_id));
+        }
+        let mut next = HotSession::clone(&slot.current.read());
+        if !matches!(change, Change::Turn { .. }) {
+            next.updated_at = next.updated_at.max(crate::now());
+        }
         match change {
             Change::Turn { role, content, at } => {
                 next.turn_count += 1;
@@ -277,9 +332,9 @@ impl HotTier {
             }
             Change::Note(note) => next.notes.push(note),
         }
-        let next = Arc::new(next);
         self.save(&next)?;
-        sessions.insert(session_id.to_owned(), Arc::clone(&next));
+        let next = Arc::new(next);
+        *slot.current.write() = Arc::clone(&next);
         Ok(next)
     }
 
@@ -305,8 +360,13 @@ impl HotTier {
             aggressiveness: Aggressiveness::Moderate,
             keep: Vec::new(),
         };
-        let summary = self.summarizer.summarize(&request, &counter)?;
-        Ok(summary.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"))
+        let summary = run_summarizer(self.summarizer.as_ref(), &request, &counter)?;
+        let messages: Vec<TranscriptMessage> =
+            summary.into_iter().map(|m| TranscriptMessage::new("", m.role, m.content)).collect();
+        let text = join(&messages);
+        // A summariser that returns more than asked is cut: the summary feeds the next one.
+        let cap = self.summary_tokens.saturating_mul(2);
+        Ok(truncate_to_tokens(&text, cap, &counter).unwrap_or_default().to_owned())
     }
 
     fn snapshot(&self, session_id: &str) -> PathBuf {
@@ -326,7 +386,7 @@ fn join(messages: &[TranscriptMessage]) -> String {
     let lines: Vec<String> = messages
         .iter()
         .map(|m| match m.role.as_str() {
-            "summary" => m.content.clone(),
+            "summary" | "" => m.content.clone(),
             role => format!("{role}: {}", m.content),
         })
         .collect();

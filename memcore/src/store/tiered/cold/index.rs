@@ -20,10 +20,10 @@ use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema,
     TextFieldIndexing, TextOptions, Value,
 };
-use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{DateTime, Index, IndexReader, IndexWriter, TantivyDocument, Term};
 
 use super::record::{ArchivedKind, ArchivedRecord};
-use crate::index::text::{ENGLISH, guarded, tame, tokenizers};
+use crate::index::text::{ENGLISH, guarded, open_english, tame};
 use crate::{Error, Result, Timestamp};
 
 /// Which records a search of the archive considers. Empty lists and `None` bounds mean "no
@@ -138,16 +138,7 @@ impl ArchiveIndex {
         guarded(dir, || {
             let directory = MmapDirectory::open(dir).map_err(|e| damaged(dir, e))?;
             let (schema, fields) = schema();
-            let index = Index::builder()
-                .schema(schema)
-                .tokenizers(tokenizers())
-                .open_or_create(directory)
-                .map_err(|e| damaged(dir, e))?;
-            let reader = index
-                .reader_builder()
-                .reload_policy(ReloadPolicy::Manual)
-                .try_into()
-                .map_err(|e| damaged(dir, e))?;
+            let (index, reader) = open_english(directory, schema).map_err(|e| damaged(dir, e))?;
             let parser = QueryParser::for_index(&index, vec![fields.text]);
             Ok(Self { dir: dir.to_path_buf(), index, reader, fields, parser })
         })
