@@ -24,6 +24,7 @@ use super::{
     remove_level_stamp,
 };
 use crate::concurrent::alongside;
+use crate::store::fsutil::remove_dir_if_present;
 use crate::store::{SharedVectors, VectorKey};
 use crate::{Embedder, Error, MemoryRef, ModelFiles, OnnxEmbedder, Result};
 
@@ -309,7 +310,7 @@ impl SemanticIndex {
             // An I/O failure (permissions, no descriptors left) keeps the vectors: semantic
             // search is off for this handle with the error as the warning.
             Err(Error::Index { .. }) => {
-                remove_dir(&self.dir).map_err(unavailable)?;
+                remove_dir_if_present(&self.dir, "vector index").map_err(unavailable)?;
                 open(embedder.dimension(), embedder.model_id()).map_err(unavailable)?
             }
             Err(e) => return Err(unavailable(e)),
@@ -448,13 +449,5 @@ struct NotStaged<'a> {
 impl Staged for NotStaged<'_> {
     fn publish(self: Box<Self>, _: &[IndexDoc], _: &[usize], _: &[MemoryRef]) -> Result<Applied> {
         self.index.lagging("semantic search is unavailable".into())
-    }
-}
-
-fn remove_dir(dir: &Path) -> Result<()> {
-    match std::fs::remove_dir_all(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(format!("removing vector index {}", dir.display()), e)),
     }
 }

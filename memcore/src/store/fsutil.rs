@@ -119,3 +119,22 @@ pub(crate) fn decode_utf8(path: &Path, bytes: Vec<u8>) -> Result<String> {
         )
     })
 }
+
+/// Removes the file at `path`; one already gone is fine. `what` names it in the error.
+pub(crate) fn remove_file_if_present(path: &Path, what: &str) -> Result<()> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("removing {what} {}", path.display()), e)),
+    }
+}
+
+/// Removes the directory `dir` and everything in it; one already gone is fine. `what` names
+/// it in the error.
+pub(crate) fn remove_dir_if_present(dir: &Path, what: &str) -> Result<()> {
+    match fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("removing {what} {}", dir.display()), e)),
+    }
+}

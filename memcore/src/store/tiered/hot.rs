@@ -25,7 +25,7 @@ use crate::session::registry::check_name;
 use crate::session::{
     ExtractiveSummarizer, Summarizer, SummaryRequest, TranscriptMessage, run_summarizer,
 };
-use crate::store::fsutil::{create_private_dir_all, write_atomic};
+use crate::store::fsutil::{create_private_dir_all, remove_file_if_present, write_atomic};
 use crate::{Error, Result, Timestamp};
 
 /// How many turns a hot session keeps verbatim unless told otherwise (seed 003's
@@ -279,12 +279,7 @@ impl HotTier {
         if *ended {
             return Err(not_live(session_id));
         }
-        let path = self.snapshot(session_id);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(format!("removing {}", path.display()), e)),
-        }
+        remove_file_if_present(&self.snapshot(session_id), "hot session snapshot")?;
         crate::store::fsutil::sync_dir(&self.dir)?;
         *ended = true;
         self.sessions.write().remove(session_id);

@@ -24,6 +24,7 @@ use tantivy::{DateTime, Index, IndexReader, IndexWriter, TantivyDocument, Term};
 
 use super::record::{ArchivedKind, ArchivedRecord};
 use crate::index::text::{ENGLISH, guarded, open_english, tame};
+use crate::store::fsutil::remove_dir_if_present;
 use crate::{Error, Result, Timestamp};
 
 /// Which records a search of the archive considers. Empty lists and `None` bounds mean "no
@@ -146,11 +147,7 @@ impl ArchiveIndex {
 
     /// Removes the index in `dir` (damaged or not) and opens a new, empty one.
     pub(super) fn create_fresh(dir: &Path) -> Result<Self> {
-        match std::fs::remove_dir_all(dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(format!("removing {}", dir.display()), e)),
-        }
+        remove_dir_if_present(dir, "the archive's index")?;
         Self::open(dir)
     }
 

@@ -32,10 +32,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use index::ArchiveFilter;
-use index::{ArchiveIndex, Location};
+use index::{ArchiveIndex, ArchiveWriter, Location};
 pub use record::{ArchivedKind, ArchivedRecord, MAX_RECORD_ID_LEN};
 
-use super::super::fsutil::{create_private_dir_all, sync_dir, write_atomic};
+use super::super::fsutil::{
+    create_private_dir_all, remove_file_if_present, sync_dir, write_atomic,
+};
 use super::super::lock::StoreLock;
 use crate::{Error, Result};
 
@@ -182,7 +184,7 @@ impl ColdArchive {
         }
         let _guard = self.lock.acquire()?;
         self.index.refresh()?;
-        self.recover()?;
+        let writer = self.recover()?;
         let mut report = ArchiveReport::default();
         let mut fresh: BTreeMap<String, Vec<ArchivedRecord>> = BTreeMap::new();
         for record in records {
@@ -201,7 +203,10 @@ impl ColdArchive {
             return Ok(report);
         }
         let current = self.current_segments()?;
-        let mut writer = self.index.writer(false)?;
+        let mut writer = match writer {
+            Some(writer) => writer,
+            None => self.index.writer(false)?,
+        };
         for (quarter, records) in fresh {
             let name = segment::file_name(&quarter, current.get(&quarter).copied().unwrap_or(1));
             let path = self.segments.join(&name);
@@ -320,6 +325,7 @@ impl ColdArchive {
     pub fn purge(&self, ids: &[String]) -> Result<PurgeReport> {
         let _guard = self.lock.acquire()?;
         self.index.refresh()?;
+        // The writer recovery leaves is dropped: a purge merges without background merges.
         self.recover()?;
         let mut report = PurgeReport::default();
         let mut by_segment: BTreeMap<String, HashSet<String>> = BTreeMap::new();
@@ -382,7 +388,7 @@ impl ColdArchive {
         }
         writer.commit(true)?;
         for old in replaced {
-            remove_file(&old)?;
+            remove_file_if_present(&old, "archive segment")?;
         }
         sync_dir(&self.segments)?;
         Ok(report)
@@ -468,7 +474,7 @@ impl ColdArchive {
                 }
                 name = segment::file_name(&quarter, next_generation(generation)?);
                 segment::write_new(&self.segments.join(&name), &kept)?;
-                remove_file(&path)?;
+                remove_file_if_present(&path, "archive segment")?;
                 contents = segment::read_all(&self.segments.join(&name))?;
             }
             for (info, frame) in contents.frames {
@@ -488,11 +494,11 @@ impl ColdArchive {
     /// generation of each segment, indexes frames appended after the last commit, and
     /// compacts the index when it holds deleted entries (a purge that died before its
     /// compaction). A segment whose whole frames end before the index says is left as it is:
-    /// it was damaged, and `verify` reports it.
-    fn recover(&self) -> Result<()> {
-        self.drop_old_generations()?;
+    /// it was damaged, and `verify` reports it. When there was nothing to do, returns the
+    /// writer it opened (merging in the background as usual) for the caller to go on with.
+    fn recover(&self) -> Result<Option<ArchiveWriter<'_>>> {
         let current: HashSet<String> = self
-            .current_segments()?
+            .drop_old_generations()?
             .iter()
             .map(|(quarter, generation)| segment::file_name(quarter, *generation))
             .collect();
@@ -525,22 +531,23 @@ impl ColdArchive {
             writer.mark(name, layout.valid_len);
             changed = true;
         }
-        if changed {
-            writer.commit(compact)?;
+        if !changed {
+            return Ok(Some(writer));
         }
-        Ok(())
+        writer.commit(compact)?;
+        Ok(None)
     }
 
     /// Removes every generation of a segment but its newest (a purge or repair that died
-    /// after writing the new one).
-    fn drop_old_generations(&self) -> Result<()> {
+    /// after writing the new one); returns the newest of each.
+    fn drop_old_generations(&self) -> Result<BTreeMap<String, u32>> {
         let current = self.current_segments()?;
         for (name, (quarter, generation)) in self.segment_files()? {
             if current.get(&quarter) != Some(&generation) {
-                remove_file(&self.segments.join(name))?;
+                remove_file_if_present(&self.segments.join(name), "archive segment")?;
             }
         }
-        Ok(())
+        Ok(current)
     }
 
     /// The newest generation of each quarter's segment.
@@ -606,14 +613,6 @@ fn dangling(location: &Location) -> Error {
         None,
         "run `memcore repair` to rebuild the archive's index from its segments",
     )
-}
-
-fn remove_file(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(format!("removing {}", path.display()), e)),
-    }
 }
 
 /// Cuts the file at `path` to `len` bytes, durably.
