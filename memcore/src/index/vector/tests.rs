@@ -469,8 +469,45 @@ fn reference_index(dir: &Path, threshold: usize, persist: bool) -> VectorIndex {
     index
 }
 
+/// How many of the exact top 5 the graph found, over many queries.
+#[derive(Default)]
+struct Recall {
+    found: usize,
+    wanted: usize,
+}
+
+impl Recall {
+    /// Searches both indexes for the top 5 of `query`; asserts the graph's hits carry their
+    /// exact scores, counts how many of the exact top 5 it found, and returns its hits.
+    fn check(
+        &mut self,
+        exact: &VectorIndex,
+        graph: &VectorIndex,
+        query: &[f32],
+        filter: &DocFilter,
+    ) -> Vec<(MemoryRef, f32)> {
+        let all = exact.search(query, usize::MAX, filter, None).expect("exact");
+        let want = &all[..all.len().min(5)];
+        let got = graph.search(query, 5, filter, None).expect("graph");
+        assert_eq!(got.len(), want.len(), "filter {filter:?}");
+        for (key, score) in &got {
+            let truth = all.iter().find(|(k, _)| k == key).expect("a row the filter allows");
+            assert!((score - truth.1).abs() < 1e-6, "exact scores: {got:?} vs {all:?}");
+        }
+        self.wanted += want.len();
+        self.found += got.iter().filter(|(k, _)| want.iter().any(|(w, _)| w == k)).count();
+        got
+    }
+
+    /// Asserts recall@5 of at least 95%.
+    fn assert_near_one(&self) {
+        let Self { found, wanted } = self;
+        assert!(found * 100 >= wanted * 95, "recall@5 {found}/{wanted}");
+    }
+}
+
 #[test]
-fn hnsw_matches_exact_on_real_vectors() {
+fn hnsw_agrees_with_exact_on_real_vectors() {
     let exact_dir = tempfile::tempdir().expect("tempdir");
     let graph_dir = tempfile::tempdir().expect("tempdir");
     let exact = reference_index(exact_dir.path(), usize::MAX, false);
@@ -485,17 +522,20 @@ fn hnsw_matches_exact_on_real_vectors() {
         DocFilter { collections: vec!["odd".into()], ..DocFilter::default() },
         DocFilter { tags_all: vec!["two".into()], ..DocFilter::default() },
     ];
+    // HNSW is approximate: its random levels (and the order parallel inserts land in) can
+    // leave a row unreachable now and then, even among 30. So every hit must carry its exact
+    // score, a stored vector must find itself first, and recall@5 must stay near 1 (a broken
+    // graph or distance scores far lower).
+    let mut recall = Recall::default();
     for filter in &filters {
         for (i, q) in queries.iter().enumerate() {
-            // Stored vectors as queries: the distance must not panic, and they find themselves.
-            let want = exact.search(q, 5, filter, None).expect("exact");
-            let got = graph.search(q, 5, filter, None).expect("graph");
-            assert_eq!(keys(&got), keys(&want), "query {i} filter {filter:?}");
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g.1 - w.1).abs() < 1e-6, "same scores: {got:?} vs {want:?}");
+            let got = recall.check(&exact, &graph, q, filter);
+            if filter.collections.is_empty() && filter.tags_all.is_empty() {
+                assert_eq!(got[0].0, search(&exact, q, 1)[0].0, "query {i} finds itself first");
             }
         }
     }
+    recall.assert_near_one();
     {
         let state = graph.state.read();
         assert!(state.graph.as_ref().and_then(GraphHandle::ready).is_some());
@@ -511,12 +551,12 @@ fn hnsw_matches_exact_on_real_vectors() {
         index.remove(std::slice::from_ref(&first)).expect("remove");
         index.upsert(&[(meta("new/x", &[]), queries[0].clone())]).expect("upsert");
     }
+    let mut recall = Recall::default();
     for q in &queries {
-        let want = search(&exact, q, 5);
-        let got = search(&graph, q, 5);
-        assert_eq!(keys(&got), keys(&want));
+        let got = recall.check(&exact, &graph, q, &DocFilter::default());
         assert!(got.iter().all(|(k, _)| *k != first));
     }
+    recall.assert_near_one();
     assert_eq!(keys(&search(&graph, &queries[0], 2))[0..1], ["new/x"]);
 }
 
