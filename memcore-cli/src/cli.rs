@@ -64,9 +64,11 @@ pub(crate) struct GlobalArgs {
     /// Where memories live, whatever the store's settings say: markdown files, git notes of
     /// the repository holding the store directory (any directory inside it), or a PostgreSQL
     /// database (`postgres.url` in the settings, else $MEMCORE_DATABASE_URL; the directory
-    /// keeps this machine's indexes)
+    /// keeps this machine's indexes), or tiers (markdown files as the warm tier, live
+    /// sessions hot, transcripts in a compressed cold archive)
     #[arg(long, global = true, value_name = "BACKEND",
-          value_parser = serde_name_parser(&[Backend::File, Backend::GitNotes, Backend::Postgres]))]
+          value_parser = serde_name_parser(
+              &[Backend::File, Backend::GitNotes, Backend::Postgres, Backend::Tiered]))]
     pub(crate) backend: Option<Backend>,
     /// Print the result as one JSON document on stdout, and errors as JSON on stderr
     #[arg(long, global = true)]

@@ -87,6 +87,41 @@ pub enum Backend {
     /// Rows of a PostgreSQL database shared by many machines (`PostgresStore`, cargo feature
     /// `postgres`); the store directory keeps this machine's indexes. See [`PostgresConfig`].
     Postgres,
+    /// Hot, warm and cold tiers (seed 003, [`crate::TieredStore`]): live sessions in memory,
+    /// memories as files (the warm tier, indexed as usual), transcripts and demoted memories
+    /// in a compressed archive under `.tiers/`. See [`TieredConfig`].
+    Tiered,
+}
+
+/// Settings of the tiered backend (seed 003's `retention`).
+///
+/// ```yaml
+/// backend: tiered
+/// tiered:
+///   hot_context_turns: 12
+///   hot_summary_tokens: 300
+///   warm_window_days: 120
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TieredConfig {
+    /// Turns a live session keeps verbatim; older ones roll into its summary.
+    pub hot_context_turns: usize,
+    /// About how many tokens a live session's rolling summary (and the summary its end
+    /// writes to the warm tier) is kept to.
+    pub hot_summary_tokens: usize,
+    /// Days a memory stays in the warm tier before compaction demotes it to the cold one.
+    pub warm_window_days: u32,
+}
+
+impl Default for TieredConfig {
+    fn default() -> Self {
+        Self {
+            hot_context_turns: crate::store::DEFAULT_HOT_CONTEXT_TURNS,
+            hot_summary_tokens: crate::store::DEFAULT_HOT_SUMMARY_TOKENS,
+            warm_window_days: 120,
+        }
+    }
 }
 
 /// A database connection string: a `postgres://` URL or `key=value` pairs. Shown (in
@@ -220,12 +255,14 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// The collection used when a memory names none.
     pub default_collection: Collection,
-    /// Where memories live: files (default), git notes or PostgreSQL.
+    /// Where memories live: files (default), git notes, PostgreSQL or tiers.
     pub backend: Backend,
     /// Settings of the git-notes backend.
     pub git_notes: GitNotesConfig,
     /// Settings of the PostgreSQL backend.
     pub postgres: PostgresConfig,
+    /// Settings of the tiered backend.
+    pub tiered: TieredConfig,
     /// How history is kept.
     pub versioning: Versioning,
     /// With git versioning: commit every change of a memory file (and only that file) to the
@@ -279,6 +316,7 @@ impl Default for Config {
             backend: Backend::default(),
             git_notes: GitNotesConfig::default(),
             postgres: PostgresConfig::default(),
+            tiered: TieredConfig::default(),
             versioning: Versioning::default(),
             git_autocommit: false,
             max_versions: 10,

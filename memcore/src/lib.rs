@@ -87,7 +87,7 @@ mod text;
 pub use config::{
     Backend, Config, DATABASE_URL_VAR, DEFAULT_PROJECT_STORE, DatabaseUrl, EmbeddingConfig,
     GLOBAL_CONFIG_NAME, GitNotesConfig, Location, PROJECT_CONFIG_NAMES, PostgresConfig, Scope,
-    Versioning, find_project_config, global_root, locate,
+    TieredConfig, Versioning, find_project_config, global_root, locate,
 };
 pub use embed::{CallbackEmbedder, EmbedCallback, Embedder, ModelFiles, OnnxEmbedder};
 pub use error::{BoxedSource, Category, Error, ErrorInfo, Result};
@@ -114,8 +114,8 @@ pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, Timeline, TimelineEntry,
-    TimelineFilter, TimelineKind,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, TieredStore, Tiers, Timeline,
+    TimelineEntry, TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
 };
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,

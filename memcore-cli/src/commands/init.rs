@@ -72,6 +72,7 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs, out: &mut Output) -> Res
     }
     let place = match backend {
         Backend::File => store.display().to_string(),
+        Backend::Tiered => format!("{} (warm), with hot and cold tiers", store.display()),
         Backend::GitNotes => format!("git notes of the repository holding {}", dir.display()),
         Backend::Postgres => format!(
             "namespace `{}` of the PostgreSQL database (indexes in {})",

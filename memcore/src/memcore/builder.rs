@@ -12,7 +12,7 @@ use crate::index::EmbedderChoice;
 use crate::indexed::{IndexedStore, Maintenance};
 use crate::search::query_cache::QueryCache;
 use crate::session::Summarizer;
-use crate::store::{FileStore, GitNotesStore, MemoryStore};
+use crate::store::{FileStore, GitNotesStore, MemoryStore, TieredStore};
 use crate::{Embedder, Error, ModelFiles, Result, Timestamp};
 
 /// Builds a [`Memcore`]: from an explicit path, from a [`Scope`] resolved from a directory,
@@ -219,6 +219,7 @@ fn open_backend(location: &Location) -> Result<Box<dyn MemoryStore>> {
     Ok(match location.config.backend {
         Backend::File => Box::new(FileStore::open(&location.root, &location.config)?),
         Backend::GitNotes => Box::new(GitNotesStore::open(&location.root, &location.config)?),
+        Backend::Tiered => Box::new(TieredStore::open(&location.root, &location.config)?),
         #[cfg(feature = "postgres")]
         Backend::Postgres => {
             Box::new(crate::PostgresStore::open(&location.root, &location.config)?)

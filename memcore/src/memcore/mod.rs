@@ -20,6 +20,7 @@ mod search;
 mod session_compose;
 mod sessions;
 mod stats;
+mod tiers;
 mod write;
 
 use std::path::Path;

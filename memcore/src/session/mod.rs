@@ -23,6 +23,11 @@ mod settings;
 mod summarize;
 mod transcript;
 
+/// Live sessions of a tiered store (the hot tier; [`crate::Memcore::session_start`]).
+pub use crate::store::{
+    SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    SessionTurnRequest,
+};
 pub(crate) use compress::{Compressed, MarkerKey, compress, render_jsonl, render_markdown};
 pub use records::{
     CompositionComponent, CompositionRecord, CompressionRecord, KeepitStats, Recompression,

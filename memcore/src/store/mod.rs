@@ -1,7 +1,8 @@
 //! Stores: where memories live durably. [`MemoryStore`] is the contract every backend keeps;
 //! [`FileStore`] is the default backend (one markdown file per memory), [`GitNotesStore`]
-//! keeps memories as git notes, and `PostgresStore` (cargo feature `postgres`) keeps them in a
-//! PostgreSQL database shared by many machines.
+//! keeps memories as git notes, `PostgresStore` (cargo feature `postgres`) keeps them in a
+//! PostgreSQL database shared by many machines, and [`TieredStore`] adds hot and cold tiers
+//! to a file store.
 //!
 //! The store is the source of truth: every method that writes returns only after the change
 //! is durable, and a failed call changes nothing. Derived indexes follow the store, never the
@@ -9,7 +10,7 @@
 //! store knows nothing of them.
 //!
 //! Abilities only some backends have are capability traits ([`StoreHistory`],
-//! [`CommitAttachment`], [`Hydration`], [`ChangeFeed`], [`SharedVectors`]) that a backend
+//! [`CommitAttachment`], [`Hydration`], [`ChangeFeed`], [`SharedVectors`], [`Tiers`]) that a backend
 //! offers through the matching accessor of [`MemoryStore`] (`None` by default).
 
 mod cache;
@@ -44,8 +45,10 @@ pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, Timeline, TimelineEntry,
-    TimelineFilter, TimelineKind,
+    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, SessionEndReport,
+    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    SessionTurnRequest, TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind,
+    TimelineListing, TimelineRequest,
 };
 
 use crate::git::{Hydrated, HydrationLevel};
@@ -252,6 +255,11 @@ pub trait MemoryStore: Send + Sync + Debug {
     /// embedded takes their vectors instead of running the model. Shared (an `Arc`) because
     /// the vector index keeps it.
     fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
+        None
+    }
+
+    /// The hot and cold tiers and the timeline, if the store is tiered ([`TieredStore`]).
+    fn tiers(&self) -> Option<&Tiers> {
         None
     }
 }

@@ -2,8 +2,10 @@
 //! last `context_turns` turns, a rolling summary of the turns before them, open action items
 //! and working notes (each note may belong to an agent). Reads come from memory; every change
 //! is written first to a JSON snapshot (`<dir>/<session>.json`, atomically), so a process
-//! that crashed resumes its sessions on open. A session is ended once its summary moved down
-//! (to the warm tier): ending removes the snapshot.
+//! that crashed resumes its sessions on open. Every turn is also appended to the session's
+//! journal (`<dir>/<session>.turns.jsonl`, durably), so the whole transcript survives for the
+//! cold tier while only the last turns stay in memory. A session is ended once its summary
+//! and transcript moved down (to the warm and cold tiers): ending removes both files.
 //!
 //! Writes to one session are serialised (each waits for the one before, summariser call
 //! included); reads never wait for a write, and sessions do not wait for each other. One
@@ -19,6 +21,7 @@ use parking_lot::{Mutex, RwLock};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::jsonl;
 use crate::compose::{EstimateCounter, TokenCounter, truncate_to_tokens};
 use crate::decay::Aggressiveness;
 use crate::session::registry::check_name;
@@ -66,6 +69,12 @@ pub struct HotNote {
 pub struct HotSession {
     /// The session's id (a registry session name).
     pub session_id: String,
+    /// What the session is about (empty when not given).
+    #[serde(default)]
+    pub title: String,
+    /// The agents taking part.
+    #[serde(default)]
+    pub agents: Vec<String>,
     /// When it started.
     pub started_at: Timestamp,
     /// When it last changed (a turn's time; the clock's for other changes).
@@ -209,7 +218,23 @@ impl HotTier {
     /// Starts the session `session_id` at `now`. An invalid id is an [`Error::Validation`];
     /// a session live already is an [`Error::Conflict`].
     pub fn start(&self, session_id: &str, now: Timestamp) -> Result<Arc<HotSession>> {
+        self.start_with(session_id, "", &[], now)
+    }
+
+    /// Starts the session `session_id` at `now`, saying what it is about and who takes part.
+    /// Errors as [`HotTier::start`]; a title or agent id with control characters is an
+    /// [`Error::Validation`].
+    pub fn start_with(
+        &self,
+        session_id: &str,
+        title: &str,
+        agents: &[String],
+        now: Timestamp,
+    ) -> Result<Arc<HotSession>> {
         check_name("session id", session_id)?;
+        for agent in agents {
+            check_name("agent id", agent)?;
+        }
         let mut sessions = self.sessions.write();
         if sessions.contains_key(session_id) {
             return Err(Error::conflict(
@@ -219,6 +244,8 @@ impl HotTier {
         }
         let session = HotSession {
             session_id: session_id.to_owned(),
+            title: title.trim().to_owned(),
+            agents: agents.to_vec(),
             started_at: now,
             updated_at: now,
             turns: Vec::new(),
@@ -227,6 +254,8 @@ impl HotTier {
             action_items: Vec::new(),
             notes: Vec::new(),
         };
+        // A journal left by an earlier session of this id that ended mid-way is not this one's.
+        remove_file_if_present(&self.journal(session_id), "old turn journal")?;
         self.save(&session)?;
         let slot = Slot::new(session);
         let current = slot.current.read().clone();
@@ -269,10 +298,29 @@ impl HotTier {
         self.change(session_id, Change::Note(note))
     }
 
-    /// Ends the session: its snapshot is removed and its hot state returned. Call it once
-    /// the state moved down (its summary and action items written to the warm tier): a crash
-    /// before then leaves the snapshot, and the session resumes. Ending a session that is not
-    /// live is an [`Error::NotFound`].
+    /// Every turn of the live session, from its journal, oldest first (for one the journal
+    /// holds twice, a retry after a failed write, the later).
+    pub fn transcript(&self, session_id: &str) -> Result<Vec<HotTurn>> {
+        let slot = self.slot(session_id)?;
+        let _writing = slot.writing.lock();
+        let (turns, _torn) = jsonl::read::<HotTurn>(&self.journal(session_id))?;
+        let mut by_number = std::collections::BTreeMap::new();
+        for turn in turns {
+            by_number.insert(turn.number, turn);
+        }
+        Ok(by_number.into_values().collect())
+    }
+
+    /// A summary of the whole session as it stands: its rolling summary and last turns,
+    /// summarised to the tier's summary budget (kept whole when they fit).
+    pub fn closing_summary(&self, session: &HotSession) -> Result<String> {
+        self.roll(&session.summary, &session.turns)
+    }
+
+    /// Ends the session: its snapshot and journal are removed and its hot state returned.
+    /// Call it once the state moved down (its summary and action items written to the warm
+    /// tier, its transcript to the cold one): a crash before then leaves both files, and the
+    /// session resumes. Ending a session that is not live is an [`Error::NotFound`].
     pub fn end(&self, session_id: &str) -> Result<HotSession> {
         let slot = self.slot(session_id)?;
         let mut ended = slot.writing.lock();
@@ -280,6 +328,7 @@ impl HotTier {
             return Err(not_live(session_id));
         }
         remove_file_if_present(&self.snapshot(session_id), "hot session snapshot")?;
+        remove_file_if_present(&self.journal(session_id), "turn journal")?;
         crate::store::fsutil::sync_dir(&self.dir)?;
         *ended = true;
         self.sessions.write().remove(session_id);
@@ -308,7 +357,10 @@ impl HotTier {
             Change::Turn { role, content, at } => {
                 next.turn_count += 1;
                 next.updated_at = at;
-                next.turns.push(HotTurn { number: next.turn_count, role, content, at });
+                let turn = HotTurn { number: next.turn_count, role, content, at };
+                // Journalled first: a failed snapshot leaves a line the next turn replaces.
+                jsonl::append(&self.journal(session_id), &turn, "turn")?;
+                next.turns.push(turn);
                 if next.turns.len() > self.context_turns {
                     let evicted: Vec<HotTurn> =
                         next.turns.drain(..next.turns.len() - self.context_turns).collect();
@@ -366,6 +418,10 @@ impl HotTier {
 
     fn snapshot(&self, session_id: &str) -> PathBuf {
         self.dir.join(format!("{session_id}.json"))
+    }
+
+    fn journal(&self, session_id: &str) -> PathBuf {
+        self.dir.join(format!("{session_id}.turns.jsonl"))
     }
 
     fn save(&self, session: &HotSession) -> Result<()> {

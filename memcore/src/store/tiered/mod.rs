@@ -1,9 +1,12 @@
 //! The tiered store's tiers (seed 003): hot (the working set of a session), warm (an
 //! indexed store) and cold ([`ColdArchive`]: compressed, append-only, searchable by full
-//! text), and the timeline of sessions. Built so far: the hot and cold tiers and the timeline.
+//! text), and the timeline of sessions, composed by [`TieredStore`].
 
 mod cold;
 mod hot;
+mod jsonl;
+mod requests;
+mod store;
 mod timeline;
 
 pub use cold::{
@@ -13,4 +16,9 @@ pub use cold::{
 pub use hot::{
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote, HotSession, HotTier, HotTurn,
 };
+pub use requests::{
+    SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    SessionTurnRequest, TimelineListing, TimelineRequest,
+};
+pub use store::{TieredStore, Tiers};
 pub use timeline::{Timeline, TimelineEntry, TimelineFilter, TimelineKind};

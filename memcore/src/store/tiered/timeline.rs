@@ -5,14 +5,13 @@
 //! Appends hold a lock and are durable line by line; an append cut short by a crash leaves a
 //! torn last line, which readers skip and the next append removes.
 
-use std::fs::OpenOptions;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::jsonl;
 use crate::session::registry::check_name;
 use crate::store::lock::StoreLock;
 use crate::{Error, Result, Timestamp};
@@ -125,8 +124,9 @@ impl TimelineEntry {
     }
 }
 
-/// Which timeline entries to list; `None` and empty mean "any".
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Which timeline entries to list; `None` means "any".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
 #[non_exhaustive]
 pub struct TimelineFilter {
     /// Only entries this agent took part in.
@@ -164,67 +164,14 @@ impl Timeline {
     /// Appends `entry`, durably (after cutting a torn last line a crash left).
     pub fn append(&self, entry: &TimelineEntry) -> Result<()> {
         entry.validate()?;
-        let mut line = serde_json::to_vec(entry).map_err(|e| {
-            Error::validation(format!("a timeline entry could not be written: {e}"), "report this")
-        })?;
-        line.push(b'\n');
         let _guard = self.lock.acquire()?;
-        let failed = |e| Error::io(format!("appending to {}", self.path.display()), e);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .write(true)
-            .truncate(false)
-            .open(&self.path)
-            .map_err(failed)?;
-        let whole = whole_lines_len(&mut file).map_err(failed)?;
-        file.set_len(whole).map_err(failed)?;
-        file.seek(SeekFrom::Start(whole)).map_err(failed)?;
-        file.write_all(&line).map_err(failed)?;
-        file.sync_all().map_err(failed)?;
-        if whole == 0
-            && let Some(dir) = self.path.parent()
-        {
-            crate::store::fsutil::sync_dir(dir)?;
-        }
-        Ok(())
+        jsonl::append(&self.path, entry, "timeline entry")
     }
 
     /// The entries `filter` admits, oldest first, and how many lines could not be read
     /// (a torn last line, or a line edited by hand).
     pub fn entries(&self, filter: &TimelineFilter) -> Result<(Vec<TimelineEntry>, usize)> {
-        let text = match std::fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-            Err(e) => return Err(Error::io(format!("reading {}", self.path.display()), e)),
-        };
-        let mut entries = Vec::new();
-        let mut unreadable = 0;
-        for line in text.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
-            match serde_json::from_slice::<TimelineEntry>(line) {
-                Ok(entry) if filter.admits(&entry) => entries.push(entry),
-                Ok(_) => {}
-                Err(_) => unreadable += 1,
-            }
-        }
-        Ok((entries, unreadable))
+        let (entries, unreadable) = jsonl::read::<TimelineEntry>(&self.path)?;
+        Ok((entries.into_iter().filter(|entry| filter.admits(entry)).collect(), unreadable))
     }
-}
-
-/// The length of the file's whole lines: up to and including its last newline.
-fn whole_lines_len(file: &mut std::fs::File) -> std::io::Result<u64> {
-    let len = file.metadata()?.len();
-    let mut end = len;
-    let mut buffer = [0u8; 4096];
-    while end > 0 {
-        let start = end.saturating_sub(buffer.len() as u64);
-        let chunk = &mut buffer[..(end - start) as usize];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(chunk)?;
-        if let Some(newline) = chunk.iter().rposition(|&b| b == b'\n') {
-            return Ok(start + newline as u64 + 1);
-        }
-        end = start;
-    }
-    Ok(0)
 }

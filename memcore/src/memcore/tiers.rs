@@ -1,0 +1,301 @@
+//! The tiered store's sessions and timeline on a handle (seed 003): starting a live session,
+//! adding turns, notes and action items to it (the hot tier), ending it (its transcript to
+//! the cold tier, its summary, action items and notes to the warm one, an entry on the
+//! timeline), and listing the timeline.
+
+use super::Memcore;
+use crate::store::{
+    ArchivedKind, ArchivedRecord, HotSession, SessionEndReport, SessionEndRequest, SessionNoteKind,
+    SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers, TimelineEntry,
+    TimelineKind, TimelineListing, TimelineRequest,
+};
+use crate::{Error, MemoryId, NewMemory, Result};
+
+/// The collection a session's warm memories are written to.
+pub(crate) const SESSIONS_COLLECTION: &str = "sessions";
+
+impl Memcore {
+    /// Starts a live session in the hot tier. A session live already, or ended already, is
+    /// an [`Error::Conflict`]; an invalid session or agent id is an [`Error::Validation`]; a
+    /// store that is not tiered is [`Error::Unsupported`].
+    ///
+    /// ```
+    /// use memcore::{Backend, Memcore};
+    /// use memcore::session::{SessionEndRequest, SessionStartRequest, SessionTurnRequest};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let memcore = Memcore::builder().path(dir.path()).backend(Backend::Tiered).open()?;
+    /// memcore.session_start(&SessionStartRequest::new("standup"))?;
+    /// memcore.session_turn(&SessionTurnRequest::new("standup", "ann", "The build is green."))?;
+    /// let ended = memcore.session_end(&SessionEndRequest::new("standup"))?;
+    /// assert_eq!(ended.turns, 1);
+    /// assert_eq!(ended.memories[0].to_string(), "sessions/standup");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn session_start(&self, request: &SessionStartRequest) -> Result<HotSession> {
+        let tiers = self.tiers_for("starting a session")?;
+        // The warm memories its end writes are named after it.
+        MemoryId::new(request.session.as_str())?;
+        for agent in &request.agents {
+            MemoryId::new(notes_id(&request.session, agent))?;
+        }
+        // Ids name one session for good: its transcript and warm memories keep the id.
+        let summary = format!("{SESSIONS_COLLECTION}/{}", request.session);
+        if self.get(summary.as_str()).is_ok() {
+            return Err(Error::conflict(
+                format!("session {} ended already (its summary is {summary})", request.session),
+                "give the new session another id, e.g. with a date or a counter",
+            ));
+        }
+        let title = request.title.as_deref().unwrap_or_default();
+        let started =
+            tiers.hot().start_with(&request.session, title, &request.agents, self.now())?;
+        Ok(HotSession::clone(&started))
+    }
+
+    /// Adds a turn to a live session; turns beyond the last `tiered.hot_context_turns` roll
+    /// into its summary, and every turn is journalled for the cold tier. A session that is
+    /// not live is an [`Error::NotFound`].
+    pub fn session_turn(&self, request: &SessionTurnRequest) -> Result<HotSession> {
+        let tiers = self.tiers_for("adding a turn")?;
+        if request.role.trim().is_empty() || request.role.chars().any(char::is_control) {
+            return Err(Error::validation(
+                format!("invalid role {:?}", request.role),
+                "give who spoke: `user`, `assistant` or an agent's id",
+            ));
+        }
+        let session =
+            tiers.hot().add_turn(&request.session, &request.role, &request.content, self.now())?;
+        Ok(HotSession::clone(&session))
+    }
+
+    /// Adds a working note (the session's, or one of its agents') or an open action item to
+    /// a live session.
+    pub fn session_note(&self, request: &SessionNoteRequest) -> Result<HotSession> {
+        let tiers = self.tiers_for("adding a note")?;
+        let hot = tiers.hot();
+        if request.text.trim().is_empty() {
+            return Err(Error::validation("the note is empty", "give the note's text"));
+        }
+        let session = match (request.kind, request.agent.as_deref()) {
+            (SessionNoteKind::ActionItem, None) => {
+                hot.add_action_item(&request.session, &request.text)?
+            }
+            (SessionNoteKind::ActionItem, Some(_)) => {
+                return Err(Error::validation(
+                    "an action item belongs to the session, not to one agent",
+                    "leave the agent out, or add a note instead",
+                ));
+            }
+            (SessionNoteKind::Note, agent) => {
+                if let Some(agent) = agent {
+                    let live = hot.get(&request.session);
+                    if live.is_some_and(|live| !live.agents.iter().any(|a| a == agent)) {
+                        return Err(Error::validation(
+                            format!("agent {agent} does not take part in {}", request.session),
+                            "name one of the agents the session started with",
+                        ));
+                    }
+                }
+                hot.add_note(&request.session, agent, &request.text)?
+            }
+        };
+        Ok(HotSession::clone(&session))
+    }
+
+    /// The live session's hot state: a read from memory.
+    pub fn session_live(&self, session: &str) -> Result<HotSession> {
+        let tiers = self.tiers_for("reading a live session")?;
+        tiers.hot().get(session).map(|s| HotSession::clone(&s)).ok_or_else(|| not_live(session))
+    }
+
+    /// Ends a live session (seed 003's "hot to warm"):
+    ///
+    /// 1. its whole transcript is archived in the cold tier (`turn/<session>/<n>`);
+    /// 2. its summary (the rolling summary and last turns, summarised to
+    ///    `tiered.hot_summary_tokens`), open action items and session notes become the warm
+    ///    memory `sessions/<session>`, and each agent's notes `sessions/<session>.<agent>`;
+    /// 3. its timeline entry is appended;
+    /// 4. its hot state is cleared.
+    ///
+    /// Each step is idempotent, so an end that failed part-way is resumed by ending again
+    /// (nothing lost, nothing twice). Ending a session that is not live (ended already) is an
+    /// [`Error::NotFound`].
+    pub fn session_end(&self, request: &SessionEndRequest) -> Result<SessionEndReport> {
+        let tiers = self.tiers_for("ending a session")?;
+        let hot = tiers.hot();
+        let id = request.session.as_str();
+        let session = hot.get(id).ok_or_else(|| not_live(id))?;
+        if let Some(bad) =
+            request.topics.iter().find(|t| t.trim().is_empty() || t.chars().any(char::is_control))
+        {
+            return Err(Error::validation(
+                format!("invalid topic {bad:?}"),
+                "give topics as short labels without line breaks (they become tags)",
+            ));
+        }
+        let now = self.now();
+        let turns = hot.transcript(id)?;
+        let records = turns.iter().map(|turn| {
+            let text = format!("{}: {}", turn.role, turn.content);
+            let record =
+                ArchivedRecord::new(turn_id(id, turn.number), ArchivedKind::Turn, turn.at, text)
+                    .session(id);
+            if session.agents.contains(&turn.role) { record.agent(&turn.role) } else { record }
+        });
+        let archived = tiers.cold().archive(records.collect())?.archived;
+        let summary = hot.closing_summary(&session)?;
+        let stored = self.put_many(warm_entries(&session, &summary, &request.topics))?;
+        let entry = timeline_entry(&session, request, now);
+        if !self.on_timeline(tiers, &entry)? {
+            tiers.timeline().append(&entry)?;
+        }
+        hot.end(id)?;
+        Ok(SessionEndReport {
+            session: id.to_owned(),
+            turns: session.turn_count,
+            archived,
+            memories: stored.iter().map(crate::Memory::reference).collect(),
+            timeline: entry,
+        })
+    }
+
+    /// The timeline entries `request` admits, oldest first.
+    pub fn timeline(&self, request: &TimelineRequest) -> Result<TimelineListing> {
+        let (entries, unreadable) =
+            self.tiers_for("reading the timeline")?.timeline().entries(request)?;
+        Ok(TimelineListing { entries, unreadable })
+    }
+
+    /// Whether the timeline holds `entry`'s session already (an end resumed after a crash).
+    fn on_timeline(&self, tiers: &Tiers, entry: &TimelineEntry) -> Result<bool> {
+        let filter = TimelineRequest { from: Some(entry.at), ..TimelineRequest::default() };
+        let (entries, _) = tiers.timeline().entries(&filter)?;
+        Ok(entries.iter().any(|e| {
+            e.kind == TimelineKind::Session && e.session_id == entry.session_id && e.at == entry.at
+        }))
+    }
+
+    /// The hot and cold tiers and the timeline, if the store is tiered: for reads of a live
+    /// session without a copy ([`crate::HotTier::get`]) and searches of the cold archive.
+    pub fn tiers(&self) -> Option<&Tiers> {
+        self.indexed.store().tiers()
+    }
+
+    /// The store's tiers, or [`Error::Unsupported`] naming `operation`.
+    fn tiers_for(&self, operation: &str) -> Result<&Tiers> {
+        let store = self.indexed.store();
+        store.tiers().ok_or_else(|| {
+            Error::unsupported(
+                operation,
+                store.backend(),
+                "live sessions and the timeline need a tiered store: open it with backend \
+                 `tiered` (`backend: tiered` in its settings, or --backend tiered)",
+            )
+        })
+    }
+}
+
+fn not_live(session: &str) -> Error {
+    Error::not_found(
+        format!("live session {session}"),
+        "start the session first (an ended session is in the warm tier as \
+         sessions/<session>, and its transcript in the cold tier)",
+    )
+}
+
+/// The cold tier's id of a session's turn.
+fn turn_id(session: &str, number: u64) -> String {
+    format!("turn/{session}/{number}")
+}
+
+/// The warm memory id of an agent's notes in a session.
+fn notes_id(session: &str, agent: &str) -> String {
+    format!("{session}.{agent}")
+}
+
+/// The warm memories a session's end writes: its summary (with open action items and the
+/// session's notes), then one memory of notes per agent that has some.
+fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<NewMemory> {
+    let id = &session.session_id;
+    let title =
+        if session.title.is_empty() { format!("Session {id}") } else { session.title.clone() };
+    let mut content = format!("{} turns.\n", session.turn_count);
+    if !summary.trim().is_empty() {
+        content.push('\n');
+        content.push_str(summary.trim());
+        content.push('\n');
+    }
+    push_list(&mut content, "Open action items", session.action_items.iter());
+    push_list(
+        &mut content,
+        "Notes",
+        session.notes.iter().filter(|n| n.agent.is_none()).map(|n| &n.text),
+    );
+    let tags = std::iter::once("session".to_owned()).chain(topics.iter().cloned());
+    let mut entries = vec![
+        NewMemory::new(content)
+            .id(id.as_str())
+            .collection(SESSIONS_COLLECTION)
+            .title(title.as_str())
+            .kind("session")
+            .context(format!("session {id}"))
+            .tags(tags)
+            .created_at(session.started_at),
+    ];
+    for agent in &session.agents {
+        let notes: Vec<&String> =
+            session.notes_for(agent).filter(|n| n.agent.is_some()).map(|n| &n.text).collect();
+        if notes.is_empty() {
+            continue;
+        }
+        let mut content = String::new();
+        push_list(&mut content, &format!("Notes of {agent}"), notes.into_iter());
+        entries.push(
+            NewMemory::new(content)
+                .id(notes_id(id, agent))
+                .collection(SESSIONS_COLLECTION)
+                .title(format!("{agent} in {title}"))
+                .kind("agent-notes")
+                .context(format!("session {id}"))
+                .tags(["session-notes"])
+                .created_by(agent.as_str())
+                .created_at(session.started_at),
+        );
+    }
+    entries
+}
+
+/// Appends a markdown section `heading` listing `items`, if there are any.
+fn push_list<'a>(content: &mut String, heading: &str, items: impl Iterator<Item = &'a String>) {
+    let mut items = items.peekable();
+    if items.peek().is_none() {
+        return;
+    }
+    if !content.is_empty() {
+        content.push('\n');
+    }
+    content.push_str(&format!("## {heading}\n\n"));
+    for item in items {
+        content.push_str(&format!("- {}\n", item.trim()));
+    }
+}
+
+/// The timeline entry of a session ending at `now`.
+fn timeline_entry(
+    session: &HotSession,
+    request: &SessionEndRequest,
+    now: crate::Timestamp,
+) -> TimelineEntry {
+    let title =
+        if session.title.is_empty() { session.session_id.clone() } else { session.title.clone() };
+    let seconds = (now - session.started_at).num_seconds().max(0);
+    let mut entry = TimelineEntry::session(&session.session_id, title, session.started_at)
+        .agents(session.agents.iter().cloned())
+        .topics(request.topics.iter().cloned())
+        .duration(u64::try_from(seconds).unwrap_or_default());
+    if let Some(consensus) = &request.consensus {
+        entry = entry.consensus(consensus.as_str());
+    }
+    entry
+}

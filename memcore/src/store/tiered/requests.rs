@@ -1,0 +1,150 @@
+//! The request and result records of the tiered store's operations: live sessions (start,
+//! turn, note, end) and the timeline.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{TimelineEntry, TimelineFilter};
+use crate::MemoryRef;
+
+/// Starts a live session ([`crate::Memcore::session_start`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct SessionStartRequest {
+    /// The session's id: 1-128 lower-case letters, digits, '.', '_' or '-'.
+    pub session: String,
+    /// What it is about (its timeline entry's title; default: the id).
+    pub title: Option<String>,
+    /// The agents taking part.
+    pub agents: Vec<String>,
+}
+
+impl SessionStartRequest {
+    /// A request to start the session `session`.
+    pub fn new(session: impl Into<String>) -> Self {
+        Self { session: session.into(), ..Self::default() }
+    }
+}
+
+/// Adds a turn to a live session ([`crate::Memcore::session_turn`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SessionTurnRequest {
+    /// The live session.
+    pub session: String,
+    /// Who spoke (`user`, `assistant`, an agent's id).
+    pub role: String,
+    /// What was said.
+    pub content: String,
+}
+
+impl SessionTurnRequest {
+    /// A turn of `role` saying `content` in `session`.
+    pub fn new(
+        session: impl Into<String>,
+        role: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Self { session: session.into(), role: role.into(), content: content.into() }
+    }
+}
+
+/// What a [`SessionNoteRequest`] adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionNoteKind {
+    /// A working note (the session's, or one agent's).
+    #[default]
+    Note,
+    /// An open action item.
+    ActionItem,
+}
+
+/// Adds a working note or an action item to a live session
+/// ([`crate::Memcore::session_note`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SessionNoteRequest {
+    /// The live session.
+    pub session: String,
+    /// The note or action item.
+    pub text: String,
+    /// A note or an action item (default: note).
+    #[serde(default)]
+    pub kind: SessionNoteKind,
+    /// The agent a note belongs to (one of the session's agents); none: the session's.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+impl SessionNoteRequest {
+    /// A working note of the session.
+    pub fn note(session: impl Into<String>, text: impl Into<String>) -> Self {
+        Self { session: session.into(), text: text.into(), ..Self::default() }
+    }
+
+    /// An open action item of the session.
+    pub fn action_item(session: impl Into<String>, text: impl Into<String>) -> Self {
+        Self { kind: SessionNoteKind::ActionItem, ..Self::note(session, text) }
+    }
+
+    /// The same note, `agent`'s own.
+    pub fn agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+}
+
+/// Ends a live session ([`crate::Memcore::session_end`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct SessionEndRequest {
+    /// The live session.
+    pub session: String,
+    /// What it was about, for its timeline entry and its summary's tags.
+    pub topics: Vec<String>,
+    /// What it settled, for its timeline entry.
+    pub consensus: Option<String>,
+}
+
+impl SessionEndRequest {
+    /// A request to end `session`.
+    pub fn new(session: impl Into<String>) -> Self {
+        Self { session: session.into(), ..Self::default() }
+    }
+}
+
+/// What ending a session did.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct SessionEndReport {
+    /// The session.
+    pub session: String,
+    /// Its turns, all now in the cold tier.
+    pub turns: u64,
+    /// Turns archived by this call (fewer than `turns` when an interrupted end is resumed).
+    pub archived: usize,
+    /// The warm memories written: the session's summary (with its open action items and
+    /// notes), then each agent's notes.
+    pub memories: Vec<MemoryRef>,
+    /// Its timeline entry.
+    pub timeline: TimelineEntry,
+}
+
+/// Lists timeline entries ([`crate::Memcore::timeline`]).
+pub type TimelineRequest = TimelineFilter;
+
+/// The timeline entries a [`TimelineRequest`] admits.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct TimelineListing {
+    /// The entries, oldest first.
+    pub entries: Vec<TimelineEntry>,
+    /// Lines of `timeline.jsonl` that could not be read (a torn last line, a line edited by
+    /// hand).
+    pub unreadable: usize,
+}
