@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use memcore::Memcore;
 use memcore::api::OPERATIONS;
-use memcore::{Config, EmbeddingConfig, Memcore};
 use serde_json::{Map, Value, json};
 
 /// `tests/parity/<name>`.
@@ -69,11 +69,8 @@ fn strip_nulls(value: Value) -> Value {
 #[test]
 fn every_binding_gets_these_results() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let config = Config {
-        embedding: EmbeddingConfig { enabled: false, ..EmbeddingConfig::default() },
-        ..Config::default()
-    };
-    let memcore = Memcore::builder().path(dir.path()).config(config).open().expect("open");
+    std::fs::copy(file("store.yaml"), dir.path().join("config.yaml")).expect("store settings");
+    let memcore = Memcore::open(dir.path()).expect("open");
     let mut lines = Vec::new();
     for case in cases() {
         let outcome = match memcore.call(&case.operation, case.request.clone()) {

@@ -152,9 +152,12 @@ pub(crate) enum Command {
     /// blockers, recent decisions) plus what QUERY finds, each memory labelled [M1]...
     Compose(ComposeArgs),
     /// Conversations as sessions: register transcripts, compress them into versions, compose
-    /// several into one context, prune versions
+    /// several into one context, prune versions; on a tiered store, run live sessions (start,
+    /// turn, note, live, end)
     #[command(subcommand)]
     Session(SessionCommand),
+    /// List the timeline of a tiered store: ended sessions and events, oldest first
+    Timeline(TimelineArgs),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -660,6 +663,90 @@ pub(crate) enum SessionCommand {
     Compose(SessionComposeArgs),
     /// Delete versions of a session (refusing, unless --force, ones compositions use)
     Prune(SessionPruneArgs),
+    /// Start a live session (tiered stores): its turns stay hot until it ends
+    Start(SessionStartArgs),
+    /// Add a turn to a live session: ROLE said TEXT (`-` reads standard input)
+    Turn(SessionTurnArgs),
+    /// Add a working note, or with --action-item an open action item, to a live session
+    Note(SessionNoteArgs),
+    /// Show a live session: its last turns, rolling summary, action items and notes
+    Live(SessionShowArgs),
+    /// End a live session: transcript to the cold tier, summary, action items and notes to
+    /// the warm tier (sessions/ID), an entry on the timeline
+    End(SessionEndArgs),
+}
+
+/// `session start`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionStartArgs {
+    /// The session's id (lower-case letters, digits, '.', '_', '-')
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// What it is about
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// An agent taking part (repeatable)
+    #[arg(long = "agent", value_name = "AGENT")]
+    pub(crate) agents: Vec<String>,
+}
+
+/// `session turn`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionTurnArgs {
+    /// The live session
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// Who spoke: user, assistant or an agent's id
+    #[arg(value_name = "ROLE")]
+    pub(crate) role: String,
+    /// What was said; `-` reads standard input
+    #[arg(value_name = "TEXT")]
+    pub(crate) text: String,
+}
+
+/// `session note`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionNoteArgs {
+    /// The live session
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// The note
+    #[arg(value_name = "TEXT")]
+    pub(crate) text: String,
+    /// Add an open action item instead of a note
+    #[arg(long, conflicts_with = "agent")]
+    pub(crate) action_item: bool,
+    /// The agent the note belongs to (one of the session's)
+    #[arg(long, value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+}
+
+/// `session end`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionEndArgs {
+    /// The live session
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// What it was about (repeatable; they become tags of its summary)
+    #[arg(long = "topic", value_name = "TOPIC")]
+    pub(crate) topics: Vec<String>,
+    /// What it settled
+    #[arg(long)]
+    pub(crate) consensus: Option<String>,
+}
+
+/// `timeline`.
+#[derive(Debug, Args)]
+pub(crate) struct TimelineArgs {
+    /// Only entries this agent took part in
+    #[arg(long, value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+    /// Only entries at or after this time (RFC 3339)
+    #[arg(long, value_name = "TIME")]
+    pub(crate) since: Option<Timestamp>,
+    /// Only entries before this time (RFC 3339)
+    #[arg(long, value_name = "TIME")]
+    pub(crate) until: Option<Timestamp>,
 }
 
 /// `session add`.

@@ -849,6 +849,76 @@ impl PyMemcore {
         self.call_record(py, "session_prune", request, "PruneResult")
     }
 
+    /// Starts a live session of a tiered store (`backend: tiered`) and returns its
+    /// `HotSession`. Options: `title`, `agents` (ids of the agents taking part). An id live
+    /// or ended already raises `ConflictError`; a store that is not tiered
+    /// `UnsupportedError`.
+    #[pyo3(signature = (session, **options))]
+    fn session_start(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"session": session}))?;
+        self.call_record(py, "session_start", request, "HotSession")
+    }
+
+    /// Adds a turn (`role` said `content`) to the live session and returns its `HotSession`:
+    /// the last turns stay verbatim, older ones roll into its summary.
+    fn session_turn(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        role: &str,
+        content: &str,
+    ) -> PyResult<Py<PyAny>> {
+        let request = json!({"session": session, "role": role, "content": content});
+        self.call_record(py, "session_turn", request, "HotSession")
+    }
+
+    /// Adds a working note, or with `kind="action_item"` an open action item, to the live
+    /// session; `agent` makes a note that agent's own. Returns its `HotSession`.
+    #[pyo3(signature = (session, text, **options))]
+    fn session_note(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        text: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"session": session, "text": text}))?;
+        self.call_record(py, "session_note", request, "HotSession")
+    }
+
+    /// The live session's `HotSession`: last turns, rolling summary, action items, notes.
+    fn session_live(&self, py: Python<'_>, session: &str) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "session_live", json!({"session": session}), "HotSession")
+    }
+
+    /// Ends the live session: its transcript goes to the cold tier, its summary, action items
+    /// and notes to the warm tier (`sessions/<session>`), an entry onto the timeline. Options:
+    /// `topics`, `consensus`. Ending it again raises `NotFoundError`; an end that failed
+    /// part-way is resumed by calling again. Returns a `SessionEndReport`.
+    #[pyo3(signature = (session, **options))]
+    fn session_end(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"session": session}))?;
+        self.call_record(py, "session_end", request, "SessionEndReport")
+    }
+
+    /// The timeline of ended sessions and events, oldest first, as a `TimelineListing`.
+    /// Options: `agent`, `since`, `until` (datetimes or ISO 8601 strings).
+    #[pyo3(signature = (**options))]
+    fn timeline(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({}))?;
+        self.call_record(py, "timeline", request, "TimelineListing")
+    }
+
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
     /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that
@@ -938,7 +1008,9 @@ fn operations(py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
 /// `.memcore.yaml`): `"file"` (markdown files), `"git-notes"` (git notes in the repository
 /// holding the directory, which needs a first commit before anything is stored) or
 /// `"postgres"` (a PostgreSQL database shared by many machines: `postgres.url` in the config,
-/// else `$MEMCORE_DATABASE_URL`; the directory keeps this machine's indexes).
+/// else `$MEMCORE_DATABASE_URL`; the directory keeps this machine's indexes) or `"tiered"`
+/// (markdown files as the warm tier, plus live sessions in a hot tier and their transcripts
+/// in a compressed cold archive: `session_start`, `session_end`, `timeline`).
 ///
 /// `embedder` brings a model of your own for semantic and hybrid search instead of the
 /// built-in all-MiniLM-L6-v2: an object with `model_id` (str, stored with every vector: a
@@ -970,6 +1042,7 @@ fn open(
                 ("file", Backend::File),
                 ("git-notes", Backend::GitNotes),
                 ("postgres", Backend::Postgres),
+                ("tiered", Backend::Tiered),
             ];
             choice(py, "backend", b, &backends)
         })

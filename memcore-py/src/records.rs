@@ -230,6 +230,24 @@ pub(crate) const KINDS: &[Kind] = &[
     ),
     kind::<session::SessionListing>("SessionListing", &["#sessions", "#compositions"], None),
     kind::<session::PruneResult>("PruneResult", &["deleted", "kept", "#warnings"], None),
+    kind::<memcore::HotTurn>("HotTurn", &["number", "role", "at"], None),
+    kind::<memcore::HotNote>("HotNote", &["agent", "text"], None),
+    kind::<memcore::HotSession>(
+        "HotSession",
+        &["session_id", "turn_count", "#turns", "#action_items", "#notes"],
+        None,
+    ),
+    kind::<memcore::TimelineEntry>("TimelineEntry", &["kind", "session_id", "title", "at"], None),
+    kind::<session::SessionEndReport>(
+        "SessionEndReport",
+        &["session", "turns", "archived", "memories"],
+        None,
+    ),
+    kind::<memcore::TimelineListing>(
+        "TimelineListing",
+        &["#entries", "unreadable"],
+        Some("entries"),
+    ),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

@@ -18,6 +18,7 @@ METHODS = {
     "keepit_list", "keepit_set", "keepit_preview", "opened", "capture",
     "links", "backlinks", "append", "merge", "compose", "session_add", "session_list",
     "session_show", "session_compress", "session_compose", "session_prune",
+    "session_start", "session_turn", "session_note", "session_live", "session_end", "timeline",
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib.util
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -109,12 +110,20 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "session_compress": lambda s, r: s.session_compress(**r),
     "session_compose": lambda s, r: s.session_compose(**r),
     "session_prune": lambda s, r: s.session_prune(**r),
+    "session_start": lambda s, r: s.session_start(**r),
+    "session_turn": lambda s, r: s.session_turn(**r),
+    "session_note": lambda s, r: s.session_note(**r),
+    "session_live": lambda s, r: s.session_live(**r),
+    "session_end": lambda s, r: s.session_end(**r),
+    "timeline": lambda s, r: s.timeline(**r),
 }
 
 
 def test_the_methods_give_the_results_every_binding_gives(tmp_path: Path) -> None:
     judge = _judge()
     outcomes = []
+    (tmp_path / "store").mkdir()
+    shutil.copy(PARITY / "store.yaml", tmp_path / "store" / "config.yaml")
     with memcore.open(tmp_path / "store") as store:
         for operation, request, _ignore in judge.cases():
             try:

@@ -42,7 +42,7 @@ fn entries_are_listed_by_agent_and_time_and_a_torn_line_is_cut() {
     loom.agent = Some("loom".into());
     assert_eq!(timeline.entries(&loom).unwrap().0, std::slice::from_ref(&lace));
     let mut late = TimelineFilter::default();
-    late.from = Some(at(20));
+    late.since = Some(at(20));
     assert_eq!(timeline.entries(&late).unwrap().0.len(), 2);
 
     // A crash mid-append: readers skip the torn line, the next append cuts it.

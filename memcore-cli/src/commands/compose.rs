@@ -1,4 +1,5 @@
-//! `compose` and `session ...`: the composition engine from the command line.
+//! `compose` and `session ...`: the composition engine from the command line (live sessions
+//! of a tiered store are in `tiers.rs`).
 
 use memcore::Memcore;
 use memcore::compose::{ComposeRequest, ComposedContext};
@@ -7,6 +8,7 @@ use memcore::session::{
     SessionCompressRequest, SessionPruneRequest, SessionRecord,
 };
 
+use super::tiers;
 use crate::cli::{
     ComposeArgs, SessionAddArgs, SessionCommand, SessionComposeArgs, SessionCompressArgs,
 };
@@ -113,6 +115,11 @@ pub(super) fn session(
             Ok(())
         }
         SessionCommand::Show(args) => show(&memcore.session_show(&args.session)?, out),
+        SessionCommand::Start(args) => tiers::start(memcore, args, out),
+        SessionCommand::Turn(args) => tiers::turn(memcore, args, out),
+        SessionCommand::Note(args) => tiers::note(memcore, args, out),
+        SessionCommand::Live(args) => tiers::live(memcore, &args.session, out),
+        SessionCommand::End(args) => tiers::end(memcore, args, out),
         SessionCommand::Compress(args) => compress(memcore, args, out),
         SessionCommand::Compose(args) => compose_sessions(memcore, args, out),
         SessionCommand::Prune(args) => {

@@ -15,6 +15,7 @@ mod notes;
 mod read;
 mod search;
 mod stats;
+mod tiers;
 mod write;
 
 use memcore::Memcore;
@@ -56,6 +57,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Capture(args) => capture::run(&open(global, out)?, args, out),
         Command::Compose(args) => compose::compose(&open(global, out)?, args, out),
         Command::Session(command) => compose::session(&open(global, out)?, command, out),
+        Command::Timeline(args) => tiers::timeline(&open(global, out)?, args, out),
         Command::Hook(command) => hook::command(global, command, out),
         Command::Mcp(args) => {
             let tools = crate::mcp::Catalogue::select(&args.tools)?;

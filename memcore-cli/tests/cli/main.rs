@@ -33,3 +33,4 @@ mod readme;
 mod search;
 mod support;
 mod terminal;
+mod tiers;

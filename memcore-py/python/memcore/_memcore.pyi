@@ -14,7 +14,9 @@ _Status = Literal["active", "resolved", "archived", "tombstone"]
 _Format = Literal["context", "json", "raw"]
 _Scope = Literal["auto", "local", "global"]
 _Mode = Literal["hybrid", "semantic", "text"]
-_Backend = Literal["file", "git-notes", "postgres"]
+_Backend = Literal["file", "git-notes", "postgres", "tiered"]
+_NoteKind = Literal["note", "action_item"]
+_TimelineKind = Literal["session", "event"]
 _Level = Literal["summary", "full", "files"]
 _LifecycleAction = Literal["archive", "tombstone", "delete"]
 _KeepitLevel = Literal["pinned", "critical", "important", "notable", "minor", "hint"]
@@ -122,6 +124,12 @@ __all__ = [
     "CompositionRecord",
     "SessionListing",
     "PruneResult",
+    "HotTurn",
+    "HotNote",
+    "HotSession",
+    "TimelineEntry",
+    "SessionEndReport",
+    "TimelineListing",
     "Memcore",
     "open",
     "operations",
@@ -1203,6 +1211,104 @@ class PruneResult(Record):
     def warnings(self) -> tuple[str, ...]: ...
 
 @final
+class HotTurn(Record):
+    """One turn of a live session."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def at(self) -> datetime: ...
+
+@final
+class HotNote(Record):
+    """A working note of a live session, an agent's own or (agent None) the session's."""
+
+    @property
+    def agent(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+
+@final
+class HotSession(Record):
+    """The hot state of a live session of a tiered store."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def agents(self) -> tuple[str, ...]: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def turns(self) -> tuple[HotTurn, ...]:
+        """The last turns, oldest first."""
+    @property
+    def turn_count(self) -> int: ...
+    @property
+    def summary(self) -> str:
+        """A summary of the turns no longer in `turns`."""
+    @property
+    def action_items(self) -> tuple[str, ...]: ...
+    @property
+    def notes(self) -> tuple[HotNote, ...]: ...
+
+@final
+class TimelineEntry(Record):
+    """One line of the timeline: an ended session or an event."""
+
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def kind(self) -> _TimelineKind: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def agents(self) -> tuple[str, ...]: ...
+    @property
+    def duration(self) -> int | None:
+        """Seconds."""
+    @property
+    def topics(self) -> tuple[str, ...]: ...
+    @property
+    def consensus(self) -> str | None: ...
+
+@final
+class SessionEndReport(Record):
+    """What `Memcore.session_end` did."""
+
+    @property
+    def session(self) -> str: ...
+    @property
+    def turns(self) -> int: ...
+    @property
+    def archived(self) -> int:
+        """Turns archived by this call (fewer when an interrupted end is resumed)."""
+    @property
+    def memories(self) -> tuple[str, ...]:
+        """The warm memories written: the summary, then each agent's notes."""
+    @property
+    def timeline(self) -> TimelineEntry: ...
+
+@final
+class TimelineListing(SequenceRecord[TimelineEntry]):
+    """What `Memcore.timeline` returns: a read-only sequence of `TimelineEntry`."""
+
+    @property
+    def entries(self) -> tuple[TimelineEntry, ...]: ...
+    @property
+    def unreadable(self) -> int:
+        """Lines of timeline.jsonl that could not be read."""
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -1476,6 +1582,30 @@ class Memcore:
         force: bool = False,
     ) -> PruneResult:
         """Deletes versions of a session (refusing, unless forced, ones compositions use)."""
+    def session_start(
+        self, session: str, *, title: str | None = None, agents: Iterable[str] = ()
+    ) -> HotSession:
+        """Starts a live session (tiered stores)."""
+    def session_turn(self, session: str, role: str, content: str) -> HotSession:
+        """Adds a turn to a live session."""
+    def session_note(
+        self, session: str, text: str, *, kind: _NoteKind = "note", agent: str | None = None
+    ) -> HotSession:
+        """Adds a working note or an open action item to a live session."""
+    def session_live(self, session: str) -> HotSession:
+        """A live session's hot state."""
+    def session_end(
+        self, session: str, *, topics: Iterable[str] = (), consensus: str | None = None
+    ) -> SessionEndReport:
+        """Ends a live session: transcript to cold, summary to warm, entry on the timeline."""
+    def timeline(
+        self,
+        *,
+        agent: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+    ) -> TimelineListing:
+        """The timeline of ended sessions and events, oldest first."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:

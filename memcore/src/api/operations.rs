@@ -17,11 +17,14 @@ use crate::decay::{
 use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
 use crate::session::{
     CompositionRecord, CompressionRecord, PruneResult, SessionAddRequest, SessionComposeRequest,
-    SessionCompressRequest, SessionListing, SessionPruneRequest, SessionRecord, SessionRequest,
+    SessionCompressRequest, SessionEndReport, SessionEndRequest, SessionListing,
+    SessionNoteRequest, SessionPruneRequest, SessionRecord, SessionRequest, SessionStartRequest,
+    SessionTurnRequest,
 };
 use crate::{
-    Hydrated, ListOptions, Listing, Memcore, NotesMergeReport, Query, ReindexReport, RepairReport,
-    Result, SearchResults, Stats, SyncReport, TrashEntry, VerifyReport,
+    HotSession, Hydrated, ListOptions, Listing, Memcore, NotesMergeReport, Query, ReindexReport,
+    RepairReport, Result, SearchResults, Stats, SyncReport, TimelineListing, TimelineRequest,
+    TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -61,6 +64,12 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<SessionCompress>(),
     OperationEntry::of::<SessionCompose>(),
     OperationEntry::of::<SessionPrune>(),
+    OperationEntry::of::<SessionStart>(),
+    OperationEntry::of::<SessionTurn>(),
+    OperationEntry::of::<SessionNote>(),
+    OperationEntry::of::<SessionLive>(),
+    OperationEntry::of::<SessionEnd>(),
+    OperationEntry::of::<TimelineOp>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -387,4 +396,48 @@ operation! {
     SessionPrune = "session_prune" (writes),
     "Delete compression versions of a session (refusing, unless forced, ones a composition uses)",
     |memcore, request: SessionPruneRequest| -> PruneResult { memcore.session_prune(&request) }
+}
+
+operation! {
+    /// `session_start`: [`Memcore::session_start`].
+    SessionStart = "session_start" (writes),
+    "Start a live session in a tiered store's hot tier (its id, title and agents)",
+    |memcore, request: SessionStartRequest| -> HotSession { memcore.session_start(&request) }
+}
+
+operation! {
+    /// `session_turn`: [`Memcore::session_turn`].
+    SessionTurn = "session_turn" (writes),
+    "Add a turn to a live session: the last turns stay verbatim, older ones roll into its \
+     summary, every turn is kept for the cold tier",
+    |memcore, request: SessionTurnRequest| -> HotSession { memcore.session_turn(&request) }
+}
+
+operation! {
+    /// `session_note`: [`Memcore::session_note`].
+    SessionNote = "session_note" (writes),
+    "Add a working note (the session's or one agent's) or an open action item to a live session",
+    |memcore, request: SessionNoteRequest| -> HotSession { memcore.session_note(&request) }
+}
+
+operation! {
+    /// `session_live`: [`Memcore::session_live`].
+    SessionLive = "session_live" (reads),
+    "Show a live session's hot state: last turns, rolling summary, action items and notes",
+    |memcore, request: SessionRequest| -> HotSession { memcore.session_live(&request.session) }
+}
+
+operation! {
+    /// `session_end`: [`Memcore::session_end`].
+    SessionEnd = "session_end" (writes),
+    "End a live session: its transcript to the cold tier, its summary, action items and notes \
+     to the warm tier (sessions/<id>), an entry on the timeline; resumable if interrupted",
+    |memcore, request: SessionEndRequest| -> SessionEndReport { memcore.session_end(&request) }
+}
+
+operation! {
+    /// `timeline`: [`Memcore::timeline`].
+    TimelineOp = "timeline" (reads),
+    "List the timeline of ended sessions and events, by agent and time",
+    |memcore, request: TimelineRequest| -> TimelineListing { memcore.timeline(&request) }
 }

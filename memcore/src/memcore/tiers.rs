@@ -169,7 +169,7 @@ impl Memcore {
 
     /// Whether the timeline holds `entry`'s session already (an end resumed after a crash).
     fn on_timeline(&self, tiers: &Tiers, entry: &TimelineEntry) -> Result<bool> {
-        let filter = TimelineRequest { from: Some(entry.at), ..TimelineRequest::default() };
+        let filter = TimelineRequest { since: Some(entry.at), ..TimelineRequest::default() };
         let (entries, _) = tiers.timeline().entries(&filter)?;
         Ok(entries.iter().any(|e| {
             e.kind == TimelineKind::Session && e.session_id == entry.session_id && e.at == entry.at
@@ -220,7 +220,8 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
     let id = &session.session_id;
     let title =
         if session.title.is_empty() { format!("Session {id}") } else { session.title.clone() };
-    let mut content = format!("{} turns.\n", session.turn_count);
+    let plural = if session.turn_count == 1 { "" } else { "s" };
+    let mut content = format!("{} turn{plural}.\n", session.turn_count);
     if !summary.trim().is_empty() {
         content.push('\n');
         content.push_str(summary.trim());

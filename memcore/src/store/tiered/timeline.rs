@@ -132,16 +132,16 @@ pub struct TimelineFilter {
     /// Only entries this agent took part in.
     pub agent: Option<String>,
     /// Only entries at or after this time.
-    pub from: Option<Timestamp>,
+    pub since: Option<Timestamp>,
     /// Only entries before this time.
-    pub to: Option<Timestamp>,
+    pub until: Option<Timestamp>,
 }
 
 impl TimelineFilter {
     fn admits(&self, entry: &TimelineEntry) -> bool {
         self.agent.as_ref().is_none_or(|agent| entry.agents.contains(agent))
-            && self.from.is_none_or(|from| entry.at >= from)
-            && self.to.is_none_or(|to| entry.at < to)
+            && self.since.is_none_or(|since| entry.at >= since)
+            && self.until.is_none_or(|until| entry.at < until)
     }
 }
 

@@ -1,0 +1,88 @@
+//! Live sessions of a tiered store from the command line: `session start|turn|note|live|end`
+//! and `timeline`, in text and `--json`, and their errors.
+
+use predicates::prelude::*;
+use predicates::str::contains;
+
+use crate::support::Sandbox;
+
+/// `--backend tiered ARGS...` on the sandbox's store.
+fn tiered<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["--backend", "tiered"];
+    all.extend_from_slice(args);
+    all
+}
+
+#[test]
+fn a_live_session_runs_from_start_to_end() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .run(&tiered(&["session", "start", "retro-1", "--title", "Retro", "--agent", "ann"]))
+        .assert()
+        .success()
+        .stdout(contains("session retro-1 started"));
+    sandbox
+        .run(&tiered(&["session", "turn", "retro-1", "ann", "The deploy broke twice."]))
+        .assert()
+        .success();
+    sandbox
+        .run(&tiered(&["session", "turn", "retro-1", "user", "-"]))
+        .write_stdin("Add a canary stage.\n")
+        .assert()
+        .success()
+        .stdout(contains("turn 2"));
+    sandbox
+        .run(&tiered(&["session", "note", "retro-1", "--action-item", "add the canary"]))
+        .assert()
+        .success();
+    sandbox
+        .run(&tiered(&["session", "note", "retro-1", "--agent", "ann", "check the logs"]))
+        .assert()
+        .success();
+    sandbox
+        .run(&tiered(&["session", "live", "retro-1"]))
+        .assert()
+        .success()
+        .stdout(contains("[2] user: Add a canary stage.\n").and(contains("todo: add the canary")));
+    let live = sandbox.json(&tiered(&["session", "live", "retro-1"]));
+    assert_eq!(live["turn_count"], 2);
+    assert_eq!(live["notes"][0]["agent"], "ann");
+
+    let ended = sandbox.json(&tiered(&[
+        "session",
+        "end",
+        "retro-1",
+        "--topic",
+        "deploys",
+        "--consensus",
+        "Canary first",
+    ]));
+    assert_eq!(ended["archived"], 2);
+    assert_eq!(ended["memories"][0], "sessions/retro-1");
+    sandbox
+        .run(&tiered(&["get", "sessions/retro-1"]))
+        .assert()
+        .success()
+        .stdout(contains("- add the canary"));
+    sandbox
+        .run(&tiered(&["timeline", "--agent", "ann"]))
+        .assert()
+        .success()
+        .stdout(contains("retro-1").and(contains("Canary first")));
+    let listing = sandbox.json(&tiered(&["timeline", "--since", "2100-01-01T00:00:00Z"]));
+    assert_eq!(listing["entries"].as_array().unwrap().len(), 0);
+
+    let twice = sandbox.rejected(&tiered(&["session", "end", "retro-1"]), "", 1);
+    assert_eq!(twice["category"], "NOT_FOUND");
+    let bad = sandbox.rejected(&tiered(&["session", "start", "../up"]), "", 3);
+    assert_eq!(bad["category"], "VALIDATION");
+}
+
+#[test]
+fn a_file_store_says_how_to_get_live_sessions() {
+    let sandbox = Sandbox::new();
+    sandbox.put("A memory, so that the store exists.", &[]);
+    let error = sandbox.rejected(&["timeline"], "", 5);
+    assert_eq!(error["category"], "UNSUPPORTED");
+    assert!(error["recovery"].as_str().unwrap().contains("--backend tiered"));
+}

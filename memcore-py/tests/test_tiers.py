@@ -1,0 +1,69 @@
+"""Live sessions of a tiered store from Python: start, turns, notes and action items, the hot
+state, the end (summary to the warm tier, turns to the cold tier, the timeline), and the errors
+of ending twice, bad ids and a store that is not tiered."""
+
+from pathlib import Path
+
+import pytest
+
+import memcore
+
+
+@pytest.fixture
+def tiered(tmp_path: Path):  # type: ignore[no-untyped-def]
+    with memcore.open(tmp_path / "tiered", backend="tiered") as store:
+        yield store
+
+
+def test_a_live_session_moves_down_the_tiers(tiered: memcore.Memcore) -> None:
+    started = tiered.session_start("design-1", title="Design review", agents=["ann", "bob"])
+    assert isinstance(started, memcore.HotSession)
+    assert started.agents == ("ann", "bob") and started.turn_count == 0
+    for n in range(1, 16):
+        tiered.session_turn("design-1", "ann" if n % 2 else "bob", f"Point {n}: the cache layer needs eviction.")
+    tiered.session_note("design-1", "measure the hit rate", kind="action_item")
+    live = tiered.session_note("design-1", "LRU or LFU?", agent="bob")
+    assert live.turn_count == 15 and len(live.turns) == 12, "the default keeps 12 turns hot"
+    assert live.turns[0].number == 4 and "eviction" in live.summary
+    assert live.notes[0].agent == "bob"
+    assert tiered.session_live("design-1") == live
+
+    report = tiered.session_end("design-1", topics=["cache"], consensus="Use LRU")
+    assert isinstance(report, memcore.SessionEndReport)
+    assert (report.turns, report.archived) == (15, 15)
+    assert report.memories == ("sessions/design-1", "sessions/design-1.bob")
+    assert report.timeline.consensus == "Use LRU"
+    summary = tiered.get("sessions/design-1")
+    assert "- measure the hit rate" in summary.content and summary.tags == ("session", "cache")
+    assert tiered.get("sessions/design-1.bob").created_by == "bob"
+
+    timeline = tiered.timeline(agent="bob")
+    assert isinstance(timeline, memcore.TimelineListing)
+    assert [entry.session_id for entry in timeline] == ["design-1"]
+    assert timeline[0].duration is not None and timeline.unreadable == 0
+    assert len(tiered.timeline(since="2100-01-01T00:00:00Z")) == 0
+
+    with pytest.raises(memcore.NotFoundError):
+        tiered.session_end("design-1")
+    with pytest.raises(memcore.ConflictError):
+        tiered.session_start("design-1")
+
+
+def test_bad_session_input_raises_typed_errors(tiered: memcore.Memcore) -> None:
+    with pytest.raises(memcore.ValidationError):
+        tiered.session_start("../escape")
+    tiered.session_start("ok-1", agents=["ann"])
+    with pytest.raises(memcore.ValidationError):
+        tiered.session_turn("ok-1", "", "nobody said this")
+    with pytest.raises(memcore.ValidationError):
+        tiered.session_note("ok-1", "not an agent of the session", agent="carl")
+    with pytest.raises(memcore.NotFoundError):
+        tiered.session_turn("not-live", "user", "hello")
+    assert tiered.session_live("ok-1").turn_count == 0
+
+
+def test_a_file_store_has_no_live_sessions(store: memcore.Memcore) -> None:
+    with pytest.raises(memcore.UnsupportedError, match="tiered"):
+        store.session_start("s")
+    with pytest.raises(memcore.UnsupportedError):
+        store.timeline()

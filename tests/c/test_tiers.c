@@ -1,0 +1,91 @@
+/* The tiered store from C: a live session through memcore_call (start, turns, an action
+ * item, an agent's note, end), its warm summary and timeline entry, and the errors of ending
+ * twice, a bad session id and a store that is not tiered. */
+#include "harness.h"
+
+static memcore_t *mc = NULL;
+
+/* Runs `operation` on `request` expecting `expected`; 1 when it matched. */
+static int call_fails(memcore_t *handle, const char *operation, const char *request,
+                      memcore_status expected) {
+  char *json = (char *)0x1;
+  memcore_status st =
+      memcore_call(handle, operation, strlen(operation), request, strlen(request), &json);
+  return st == expected && json == (char *)0x1;
+}
+
+TEST(a_live_session_ends_in_the_warm_tier_and_on_the_timeline) {
+  char *json = call_ok(mc, "session_start",
+                       "{\"session\": \"c-standup\", \"title\": \"C standup\", \"agents\": [\"ann\"]}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"session_id\":\"c-standup\"");
+  memcore_string_free(json);
+  for (int i = 1; i <= 5; i++) {
+    char request[256];
+    snprintf(request, sizeof request,
+             "{\"session\": \"c-standup\", \"role\": \"ann\", \"content\": \"Turn %d: the "
+             "allocator needs a pool.\"}",
+             i);
+    json = call_ok(mc, "session_turn", request);
+    CHECK(json != NULL);
+    memcore_string_free(json);
+  }
+  json = call_ok(mc, "session_note",
+                 "{\"session\": \"c-standup\", \"text\": \"write the pool\", \"kind\": \"action_item\"}");
+  CHECK(json != NULL);
+  memcore_string_free(json);
+  json = call_ok(mc, "session_note",
+                 "{\"session\": \"c-standup\", \"text\": \"profile first\", \"agent\": \"ann\"}");
+  CHECK(json != NULL);
+  memcore_string_free(json);
+  json = call_ok(mc, "session_live", "{\"session\": \"c-standup\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"turn_count\":5");
+  CHECK_CONTAINS(json, "\"action_items\":[\"write the pool\"]");
+  memcore_string_free(json);
+
+  json = call_ok(mc, "session_end",
+                 "{\"session\": \"c-standup\", \"topics\": [\"memory\"], \"consensus\": \"Pool it\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"archived\":5");
+  CHECK_CONTAINS(json, "\"memories\":[\"sessions/c-standup\",\"sessions/c-standup.ann\"]");
+  memcore_string_free(json);
+  json = call_ok(mc, "get", "{\"ref\": \"sessions/c-standup\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "- write the pool");
+  memcore_string_free(json);
+  json = call_ok(mc, "timeline", "{\"agent\": \"ann\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"consensus\":\"Pool it\"");
+  CHECK_CONTAINS(json, "\"unreadable\":0");
+  memcore_string_free(json);
+
+  CHECK(call_fails(mc, "session_end", "{\"session\": \"c-standup\"}", MEMCORE_STATUS_NOT_FOUND));
+  CHECK(call_fails(mc, "session_start", "{\"session\": \"../etc\"}", MEMCORE_STATUS_INVALID_ARGUMENT));
+  CHECK(call_fails(mc, "session_start", "{\"session\": \"c-standup\"}", MEMCORE_STATUS_CONFLICT));
+  /* A request without the fields a turn needs. */
+  CHECK(call_fails(mc, "session_turn", "{\"session\": \"c-standup\"}", MEMCORE_STATUS_INVALID_JSON));
+}
+
+TEST(a_file_store_has_no_live_sessions) {
+  memcore_t *file_store = open_store("file-store");
+  CHECK(file_store != NULL);
+  if (file_store == NULL) return;
+  CHECK(call_fails(file_store, "session_start", "{\"session\": \"s\"}", MEMCORE_STATUS_UNSUPPORTED));
+  CHECK(call_fails(file_store, "timeline", "{}", MEMCORE_STATUS_UNSUPPORTED));
+  memcore_close(file_store);
+}
+
+int main(int argc, char **argv) {
+  harness_begin(argc, argv);
+  const char *dir = scratch_dir("tiered");
+  write_file(dir, "config.yaml", "backend: tiered\nembedding:\n  enabled: false\n");
+  if (memcore_open(dir, strlen(dir), &mc) != MEMCORE_STATUS_OK) {
+    printf("memcore_open(%s) failed: %s\n", dir, memcore_last_error_message());
+    return 1;
+  }
+  RUN(a_live_session_ends_in_the_warm_tier_and_on_the_timeline);
+  RUN(a_file_store_has_no_live_sessions);
+  memcore_close(mc);
+  return harness_end("test_tiers");
+}
