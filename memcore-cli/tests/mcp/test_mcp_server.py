@@ -13,6 +13,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -277,6 +278,8 @@ def test_every_operation_through_mcp_gives_what_every_binding_gives(tmp_path: Pa
     judge = parity_judge()
     no_model = tmp_path / "no-model"
     no_model.mkdir()
+    (tmp_path / "store").mkdir()
+    shutil.copy(ROOT / "tests" / "parity" / "store.yaml", tmp_path / "store" / "config.yaml")
 
     async def test() -> None:
         outcomes: list[dict[str, Any]] = []
