@@ -43,7 +43,7 @@ pub use select::{
     MIN_SELECTION_SCORE, Selection, SelectionCriteria, score_version, select_best_version,
 };
 pub use settings::{CompressionMode, CompressionSettings, KeepitMode, TierConfig, TierPreset};
-pub(crate) use summarize::run_summarizer;
+pub(crate) use summarize::condense;
 pub use summarize::{
     CallbackSummarizer, ExtractiveSummarizer, Summarizer, SummaryCallback, SummaryMessage,
     SummaryRequest,

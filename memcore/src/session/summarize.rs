@@ -82,6 +82,48 @@ pub trait Summarizer: Send + Sync + Debug {
 /// A target from which a summariser must say something: below it an empty summary is fine.
 const MIN_SUMMARY_TOKENS: usize = 8;
 
+/// `messages` as text of about `target_tokens` tokens: joined whole when they fit, else
+/// through `summarizer` (checked as [`run_summarizer`] does), and cut to twice the target
+/// whatever it returns (a summary often feeds the next one). One line per message:
+/// `role: content`, or the content alone for role `summary` or no role.
+pub(crate) fn condense(
+    summarizer: &dyn Summarizer,
+    messages: Vec<TranscriptMessage>,
+    target_tokens: usize,
+) -> Result<String> {
+    let counter = crate::compose::EstimateCounter;
+    let input_tokens: usize = messages.iter().map(|m| counter.count(&m.content)).sum();
+    if input_tokens <= target_tokens {
+        return Ok(join_lines(&messages));
+    }
+    let request = SummaryRequest {
+        messages,
+        input_tokens,
+        target_tokens,
+        compaction_ratio: input_tokens as f64 / target_tokens.max(1) as f64,
+        aggressiveness: Aggressiveness::Moderate,
+        keep: Vec::new(),
+    };
+    let summary = run_summarizer(summarizer, &request, &counter)?;
+    let messages: Vec<TranscriptMessage> =
+        summary.into_iter().map(|m| TranscriptMessage::new("", m.role, m.content)).collect();
+    let text = join_lines(&messages);
+    let cap = target_tokens.saturating_mul(2);
+    Ok(crate::compose::truncate_to_tokens(&text, cap, &counter).unwrap_or_default().to_owned())
+}
+
+/// The messages as text, one per line (`role: content`; a summary as it is).
+fn join_lines(messages: &[TranscriptMessage]) -> String {
+    let lines: Vec<String> = messages
+        .iter()
+        .map(|m| match m.role.as_str() {
+            "summary" | "" => m.content.clone(),
+            role => format!("{role}: {}", m.content),
+        })
+        .collect();
+    lines.join("\n")
+}
+
 /// What a summariser that failed must do instead.
 const SUMMARIZER_RECOVERY: &str = "fix the callback (it must return text shorter than its \
      input and not fail), or leave it out to use the built-in extractive summariser";

@@ -22,12 +22,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::jsonl;
-use crate::compose::{EstimateCounter, TokenCounter, truncate_to_tokens};
-use crate::decay::Aggressiveness;
 use crate::session::registry::check_name;
-use crate::session::{
-    ExtractiveSummarizer, Summarizer, SummaryRequest, TranscriptMessage, run_summarizer,
-};
+use crate::session::{ExtractiveSummarizer, Summarizer, TranscriptMessage, condense};
 use crate::store::fsutil::{create_private_dir_all, remove_file_if_present, write_atomic};
 use crate::{Error, Result, Timestamp};
 
@@ -394,26 +390,7 @@ impl HotTier {
         messages.extend(evicted.iter().map(|turn| {
             TranscriptMessage::new(format!("turn-{}", turn.number), &turn.role, &turn.content)
         }));
-        let counter = EstimateCounter;
-        let input_tokens: usize = messages.iter().map(|m| counter.count(&m.content)).sum();
-        if input_tokens <= self.summary_tokens {
-            return Ok(join(&messages));
-        }
-        let request = SummaryRequest {
-            messages,
-            input_tokens,
-            target_tokens: self.summary_tokens,
-            compaction_ratio: input_tokens as f64 / self.summary_tokens as f64,
-            aggressiveness: Aggressiveness::Moderate,
-            keep: Vec::new(),
-        };
-        let summary = run_summarizer(self.summarizer.as_ref(), &request, &counter)?;
-        let messages: Vec<TranscriptMessage> =
-            summary.into_iter().map(|m| TranscriptMessage::new("", m.role, m.content)).collect();
-        let text = join(&messages);
-        // A summariser that returns more than asked is cut: the summary feeds the next one.
-        let cap = self.summary_tokens.saturating_mul(2);
-        Ok(truncate_to_tokens(&text, cap, &counter).unwrap_or_default().to_owned())
+        condense(self.summarizer.as_ref(), messages, self.summary_tokens)
     }
 
     fn snapshot(&self, session_id: &str) -> PathBuf {
@@ -430,18 +407,6 @@ impl HotTier {
         })?;
         write_atomic(&self.snapshot(&session.session_id), &bytes)
     }
-}
-
-/// The messages as text, one per line (`role: content`; a summary as it is).
-fn join(messages: &[TranscriptMessage]) -> String {
-    let lines: Vec<String> = messages
-        .iter()
-        .map(|m| match m.role.as_str() {
-            "summary" | "" => m.content.clone(),
-            role => format!("{role}: {}", m.content),
-        })
-        .collect();
-    lines.join("\n")
 }
 
 fn not_live(session_id: &str) -> Error {
