@@ -31,11 +31,11 @@ def test_a_live_session_moves_down_the_tiers(tiered: memcore.Memcore) -> None:
     report = tiered.session_end("design-1", topics=["cache"], consensus="Use LRU")
     assert isinstance(report, memcore.SessionEndReport)
     assert (report.turns, report.archived) == (15, 15)
-    assert report.memories == ("sessions/design-1", "sessions/design-1.bob")
+    assert report.memories == ("sessions/design-1", "sessions/design-1:bob")
     assert report.timeline.consensus == "Use LRU"
     summary = tiered.get("sessions/design-1")
     assert "- measure the hit rate" in summary.content and summary.tags == ("session", "cache")
-    assert tiered.get("sessions/design-1.bob").created_by == "bob"
+    assert tiered.get("sessions/design-1:bob").created_by == "bob"
 
     timeline = tiered.timeline(agent="bob")
     assert isinstance(timeline, memcore.TimelineListing)

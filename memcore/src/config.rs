@@ -89,7 +89,7 @@ pub enum Backend {
     Postgres,
     /// Hot, warm and cold tiers (seed 003, [`crate::TieredStore`]): live sessions in memory,
     /// memories as files (the warm tier, indexed as usual), transcripts and demoted memories
-    /// in a compressed archive under `.tiers/`. See [`TieredConfig`].
+    /// in a compressed archive under `.memcore/tiers/`. See [`TieredConfig`].
     Tiered,
 }
 

@@ -117,7 +117,7 @@ fn a_session_ends_in_the_warm_and_cold_tiers_and_on_the_timeline() {
     let report = memcore.session_end(&end).unwrap();
     assert_eq!((report.turns, report.archived), (10, 10));
     let refs: Vec<String> = report.memories.iter().map(ToString::to_string).collect();
-    assert_eq!(refs, ["sessions/planning-1", "sessions/planning-1.ann"]);
+    assert_eq!(refs, ["sessions/planning-1", "sessions/planning-1:ann"]);
 
     // Cold: every turn, the evicted ones too.
     let cold = archived(&memcore, "planning-1");
@@ -134,7 +134,7 @@ fn a_session_ends_in_the_warm_and_cold_tiers_and_on_the_timeline() {
     for part in ["10 turns.", "## Open action items", "- book the hangar", "- budget is tight"] {
         assert!(summary.content.contains(part), "{part:?} in {}", summary.content);
     }
-    let notes = memcore.get("sessions/planning-1.ann").unwrap();
+    let notes = memcore.get("sessions/planning-1:ann").unwrap();
     assert_eq!(notes.created_by.as_deref(), Some("ann"));
     assert!(notes.content.contains("ask about helium"));
     let hits = memcore.search(&Query::new("hangar").mode(SearchMode::Text)).unwrap();
@@ -279,4 +279,100 @@ fn a_store_that_is_not_tiered_says_how_to_get_sessions() {
         memcore.timeline(&TimelineRequest::default()).unwrap_err().category(),
         Category::Unsupported
     );
+}
+
+#[test]
+fn turns_racing_an_end_are_archived_or_refused_never_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(AtomicI64::new(0));
+    let memcore = Arc::new(open(dir.path(), &clock));
+    start(&memcore, "race-1", &[]);
+    let writer = {
+        let memcore = Arc::clone(&memcore);
+        std::thread::spawn(move || {
+            let mut accepted = 0u64;
+            loop {
+                let request = SessionTurnRequest::new("race-1", "user", format!("turn {accepted}"));
+                match memcore.session_turn(&request) {
+                    Ok(_) => accepted += 1,
+                    Err(err) => {
+                        assert_eq!(err.category(), Category::NotFound, "{err}");
+                        return accepted;
+                    }
+                }
+            }
+        })
+    };
+    while memcore.session_live("race-1").unwrap().turn_count < 5 {
+        std::thread::yield_now();
+    }
+    let report = memcore.session_end(&SessionEndRequest::new("race-1")).unwrap();
+    let accepted = writer.join().unwrap();
+    assert_eq!(report.turns, accepted, "every accepted turn ended with the session");
+    assert_eq!(archived(&memcore, "race-1").len() as u64, accepted);
+}
+
+#[test]
+fn a_journal_missing_turns_stops_the_end_and_keeps_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(AtomicI64::new(0));
+    let memcore = open(dir.path(), &clock);
+    start(&memcore, "torn-1", &[]);
+    for n in 1..=3 {
+        turn(&memcore, "torn-1", "user", &format!("line {n}"));
+    }
+    let journal = dir.path().join(".memcore/tiers/hot/torn-1.turns.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let first_line_end = text.find('\n').unwrap() + 1;
+    std::fs::write(&journal, &text[first_line_end..]).unwrap();
+    let err = memcore.session_end(&SessionEndRequest::new("torn-1")).unwrap_err();
+    assert!(matches!(err, memcore::Error::Corrupted { .. }), "{err}");
+    assert!(err.to_string().contains("2 of its 3 turns"), "{err}");
+    assert!(archived(&memcore, "torn-1").is_empty(), "nothing moved down");
+    assert_eq!(memcore.session_live("torn-1").unwrap().turn_count, 3);
+}
+
+#[test]
+fn a_second_handle_neither_wipes_nor_revives_a_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(AtomicI64::new(0));
+    let first = open(dir.path(), &clock);
+    let second = open(dir.path(), &clock);
+    start(&first, "shared-1", &[]);
+    turn(&first, "shared-1", "user", "kept");
+    // The second handle opened before the start: it must not start the session over.
+    let err = second.session_start(&SessionStartRequest::new("shared-1")).unwrap_err();
+    assert_eq!(err.category(), Category::Conflict, "{err}");
+    // A third, opened now, resumes and ends it; the first then cannot add to it.
+    let third = open(dir.path(), &clock);
+    assert_eq!(third.session_end(&SessionEndRequest::new("shared-1")).unwrap().archived, 1);
+    let err = first.session_turn(&SessionTurnRequest::new("shared-1", "user", "late")).unwrap_err();
+    assert_eq!(err.category(), Category::NotFound, "{err}");
+    assert!(!dir.path().join(".memcore/tiers/hot/shared-1.json").exists(), "not revived");
+}
+
+#[test]
+fn session_and_agent_names_never_collide_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(AtomicI64::new(0));
+    let memcore = open(dir.path(), &clock);
+    start(&memcore, "x", &["y"]);
+    memcore.session_note(&SessionNoteRequest::note("x", "a note of y").agent("y")).unwrap();
+    let refs = memcore.session_end(&SessionEndRequest::new("x")).unwrap().memories;
+    assert_eq!(refs[1].to_string(), "sessions/x:y");
+    start(&memcore, "x.y", &[]);
+    memcore.session_end(&SessionEndRequest::new("x.y")).unwrap();
+    assert!(memcore.get("sessions/x:y").unwrap().content.contains("a note of y"));
+
+    let mut twice = SessionStartRequest::new("dup-1");
+    twice.agents = vec!["ann".into(), "ann".into()];
+    assert_eq!(memcore.session_start(&twice).unwrap_err().category(), Category::Validation);
+    let mut title = SessionStartRequest::new("dup-1");
+    title.title = Some("two\nlines".into());
+    assert_eq!(memcore.session_start(&title).unwrap_err().category(), Category::Validation);
+    start(&memcore, "dup-1", &[]);
+    let reserved = SessionTurnRequest::new("dup-1", "summary", "pretending");
+    assert_eq!(memcore.session_turn(&reserved).unwrap_err().category(), Category::Validation);
+    let big = "n".repeat(60 * 1024);
+    memcore.session_note(&SessionNoteRequest::note("dup-1", big.as_str())).unwrap_err();
 }

@@ -48,7 +48,7 @@ TEST(a_live_session_ends_in_the_warm_tier_and_on_the_timeline) {
                  "{\"session\": \"c-standup\", \"topics\": [\"memory\"], \"consensus\": \"Pool it\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"archived\":5");
-  CHECK_CONTAINS(json, "\"memories\":[\"sessions/c-standup\",\"sessions/c-standup.ann\"]");
+  CHECK_CONTAINS(json, "\"memories\":[\"sessions/c-standup\",\"sessions/c-standup:ann\"]");
   memcore_string_free(json);
   json = call_ok(mc, "get", "{\"ref\": \"sessions/c-standup\"}");
   CHECK(json != NULL);

@@ -3,7 +3,11 @@
 //! the cold tier, its summary, action items and notes to the warm one, an entry on the
 //! timeline), and listing the timeline.
 
+use std::sync::Arc;
+
 use super::Memcore;
+use crate::session::{ExtractiveSummarizer, Summarizer, condense};
+use crate::store::tiered::{as_messages, not_live};
 use crate::store::{
     ArchivedKind, ArchivedRecord, HotSession, SessionEndReport, SessionEndRequest, SessionNoteKind,
     SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers, TimelineEntry,
@@ -40,10 +44,9 @@ impl Memcore {
             MemoryId::new(notes_id(&request.session, agent))?;
         }
         // Ids name one session for good: its transcript and warm memories keep the id.
-        let summary = format!("{SESSIONS_COLLECTION}/{}", request.session);
-        if self.get(summary.as_str()).is_ok() {
+        if self.ended_before(tiers, &request.session)? {
             return Err(Error::conflict(
-                format!("session {} ended already (its summary is {summary})", request.session),
+                format!("session {} ended already", request.session),
                 "give the new session another id, e.g. with a date or a counter",
             ));
         }
@@ -58,12 +61,6 @@ impl Memcore {
     /// not live is an [`Error::NotFound`].
     pub fn session_turn(&self, request: &SessionTurnRequest) -> Result<HotSession> {
         let tiers = self.tiers_for("adding a turn")?;
-        if request.role.trim().is_empty() || request.role.chars().any(char::is_control) {
-            return Err(Error::validation(
-                format!("invalid role {:?}", request.role),
-                "give who spoke: `user`, `assistant` or an agent's id",
-            ));
-        }
         let session =
             tiers.hot().add_turn(&request.session, &request.role, &request.content, self.now())?;
         Ok(HotSession::clone(&session))
@@ -76,6 +73,23 @@ impl Memcore {
         let hot = tiers.hot();
         if request.text.trim().is_empty() {
             return Err(Error::validation("the note is empty", "give the note's text"));
+        }
+        // The session's end writes its notes and action items into memories, which must fit.
+        if let Some(live) = hot.get(&request.session) {
+            let held: usize = live.action_items.iter().map(String::len).sum::<usize>()
+                + live.notes.iter().map(|n| n.text.len()).sum::<usize>();
+            let room = self.config().limits.max_content_bytes / 2;
+            if held + request.text.len() > room {
+                return Err(Error::validation(
+                    format!(
+                        "session {} holds {held} bytes of notes and action items",
+                        request.session
+                    ),
+                    format!(
+                        "keep them under {room} bytes (half of limits.max_content_bytes): store longer text as a memory"
+                    ),
+                ));
+            }
         }
         let session = match (request.kind, request.agent.as_deref()) {
             (SessionNoteKind::ActionItem, None) => {
@@ -106,57 +120,64 @@ impl Memcore {
     /// The live session's hot state: a read from memory.
     pub fn session_live(&self, session: &str) -> Result<HotSession> {
         let tiers = self.tiers_for("reading a live session")?;
-        tiers.hot().get(session).map(|s| HotSession::clone(&s)).ok_or_else(|| not_live(session))
+        let live = tiers.hot().get(session).ok_or_else(|| not_live(session))?;
+        Ok(HotSession::clone(&live))
     }
 
     /// Ends a live session (seed 003's "hot to warm"):
     ///
     /// 1. its whole transcript is archived in the cold tier (`turn/<session>/<n>`);
     /// 2. its summary (the rolling summary and last turns, summarised to
-    ///    `tiered.hot_summary_tokens`), open action items and session notes become the warm
-    ///    memory `sessions/<session>`, and each agent's notes `sessions/<session>.<agent>`;
-    /// 3. its timeline entry is appended;
+    ///    `tiered.hot_summary_tokens` by the handle's summariser, else the extractive one),
+    ///    open action items and session notes become the warm memory `sessions/<session>`,
+    ///    and each agent's notes `sessions/<session>:<agent>`;
+    /// 3. its timeline entry is appended (unless the timeline holds it);
     /// 4. its hot state is cleared.
     ///
-    /// Each step is idempotent, so an end that failed part-way is resumed by ending again
-    /// (nothing lost, nothing twice). Ending a session that is not live (ended already) is an
-    /// [`Error::NotFound`].
+    /// The session's writes wait meanwhile. Each step is idempotent, so an end that failed
+    /// part-way is resumed by ending again (nothing lost, nothing twice). Ending a session
+    /// that is not live (ended already) is an [`Error::NotFound`].
     pub fn session_end(&self, request: &SessionEndRequest) -> Result<SessionEndReport> {
         let tiers = self.tiers_for("ending a session")?;
-        let hot = tiers.hot();
-        let id = request.session.as_str();
-        let session = hot.get(id).ok_or_else(|| not_live(id))?;
-        if let Some(bad) =
-            request.topics.iter().find(|t| t.trim().is_empty() || t.chars().any(char::is_control))
-        {
+        let bad_topic = |t: &String| t.trim().is_empty() || t.chars().any(char::is_control);
+        if let Some(bad) = request.topics.iter().find(|t| bad_topic(t)) {
             return Err(Error::validation(
                 format!("invalid topic {bad:?}"),
                 "give topics as short labels without line breaks (they become tags)",
             ));
         }
+        let summarizer: Arc<dyn Summarizer> =
+            self.summarizer.read().clone().unwrap_or_else(|| Arc::new(ExtractiveSummarizer));
         let now = self.now();
-        let turns = hot.transcript(id)?;
-        let records = turns.iter().map(|turn| {
-            let text = format!("{}: {}", turn.role, turn.content);
-            let record =
-                ArchivedRecord::new(turn_id(id, turn.number), ArchivedKind::Turn, turn.at, text)
-                    .session(id);
-            if session.agents.contains(&turn.role) { record.agent(&turn.role) } else { record }
-        });
-        let archived = tiers.cold().archive(records.collect())?.archived;
-        let summary = hot.closing_summary(&session)?;
-        let stored = self.put_many(warm_entries(&session, &summary, &request.topics))?;
-        let entry = timeline_entry(&session, request, now);
-        if !self.on_timeline(tiers, &entry)? {
-            tiers.timeline().append(&entry)?;
-        }
-        hot.end(id)?;
-        Ok(SessionEndReport {
-            session: id.to_owned(),
-            turns: session.turn_count,
-            archived,
-            memories: stored.iter().map(crate::Memory::reference).collect(),
-            timeline: entry,
+        tiers.hot().end_with(&request.session, |session, turns| {
+            let id = session.session_id.as_str();
+            let records = turns.iter().map(|turn| {
+                let text = format!("{}: {}", turn.role, turn.content);
+                let record = ArchivedRecord::new(
+                    turn_id(id, turn.number),
+                    ArchivedKind::Turn,
+                    turn.at,
+                    text,
+                )
+                .session(id);
+                if session.agents.contains(&turn.role) { record.agent(&turn.role) } else { record }
+            });
+            let archived = tiers.cold().archive(records.collect())?.archived;
+            let messages = as_messages(&session.summary, &session.turns);
+            let budget = tiers.settings().hot_summary_tokens;
+            let summary = condense(summarizer.as_ref(), messages, budget)?;
+            let stored = self.put_many(warm_entries(session, &summary, &request.topics))?;
+            let entry = timeline_entry(session, request, now);
+            let entry = tiers.timeline().append_once(entry, |e| {
+                e.kind == TimelineKind::Session && e.session_id.as_deref() == Some(id)
+            })?;
+            Ok(SessionEndReport {
+                session: id.to_owned(),
+                turns: session.turn_count,
+                archived,
+                memories: stored.iter().map(crate::Memory::reference).collect(),
+                timeline: entry,
+            })
         })
     }
 
@@ -167,13 +188,18 @@ impl Memcore {
         Ok(TimelineListing { entries, unreadable })
     }
 
-    /// Whether the timeline holds `entry`'s session already (an end resumed after a crash).
-    fn on_timeline(&self, tiers: &Tiers, entry: &TimelineEntry) -> Result<bool> {
-        let filter = TimelineRequest { since: Some(entry.at), ..TimelineRequest::default() };
-        let (entries, _) = tiers.timeline().entries(&filter)?;
-        Ok(entries.iter().any(|e| {
-            e.kind == TimelineKind::Session && e.session_id == entry.session_id && e.at == entry.at
-        }))
+    /// Whether a session `id` ended before: its summary is in the warm tier, or its entry on
+    /// the timeline.
+    fn ended_before(&self, tiers: &Tiers, id: &str) -> Result<bool> {
+        match self.get(format!("{SESSIONS_COLLECTION}/{id}").as_str()) {
+            Ok(_) => return Ok(true),
+            Err(Error::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let (entries, _) = tiers.timeline().entries(&TimelineRequest::default())?;
+        Ok(entries
+            .iter()
+            .any(|e| e.kind == TimelineKind::Session && e.session_id.as_deref() == Some(id)))
     }
 
     /// The hot and cold tiers and the timeline, if the store is tiered: for reads of a live
@@ -196,22 +222,15 @@ impl Memcore {
     }
 }
 
-fn not_live(session: &str) -> Error {
-    Error::not_found(
-        format!("live session {session}"),
-        "start the session first (an ended session is in the warm tier as \
-         sessions/<session>, and its transcript in the cold tier)",
-    )
-}
-
 /// The cold tier's id of a session's turn.
 fn turn_id(session: &str, number: u64) -> String {
     format!("turn/{session}/{number}")
 }
 
-/// The warm memory id of an agent's notes in a session.
+/// The warm memory id of an agent's notes in a session: `<session>:<agent>` (`:` is in no
+/// session id, so no session's summary id is another's notes id).
 fn notes_id(session: &str, agent: &str) -> String {
-    format!("{session}.{agent}")
+    format!("{session}:{agent}")
 }
 
 /// The warm memories a session's end writes: its summary (with open action items and the
@@ -291,7 +310,7 @@ fn timeline_entry(
     let title =
         if session.title.is_empty() { session.session_id.clone() } else { session.title.clone() };
     let seconds = (now - session.started_at).num_seconds().max(0);
-    let mut entry = TimelineEntry::session(&session.session_id, title, session.started_at)
+    let mut entry = TimelineEntry::session(&session.session_id, title, now)
         .agents(session.agents.iter().cloned())
         .topics(request.topics.iter().cloned())
         .duration(u64::try_from(seconds).unwrap_or_default());

@@ -619,6 +619,31 @@ impl MemoryStore for FileStore {
         Ok(TrashEntry::new(collection, id.clone(), now, slot))
     }
 
+    /// Removes the trashed copies and built-in versions of a deleted memory, under the lock.
+    fn expunge(&self, reference: &MemoryRef) -> Result<usize> {
+        let (Some(collection), id) = (reference.collection(), reference.id()) else {
+            return Err(Error::validation(
+                format!("expunging {reference} needs its collection"),
+                "name the memory as collection/id",
+            ));
+        };
+        let _guard = self.lock.acquire()?;
+        if self.memory_path(collection, id).exists() {
+            return Err(Error::conflict(
+                format!("memory {reference} is live"),
+                "delete it first: only a deleted memory's copies are expunged",
+            ));
+        }
+        let trashed = trash::find(&self.root, Some(collection), id)?;
+        for copy in &trashed {
+            fsutil::remove_file_if_present(&copy.path, "trashed copy")?;
+        }
+        if let Some(dir) = trashed.first().and_then(|copy| copy.path.parent()) {
+            fsutil::sync_dir(dir)?;
+        }
+        Ok(trashed.len() + history::forget(&self.collection_dir(collection), id)?)
+    }
+
     fn restore(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {
         let id = reference.id();
         let _guard = self.lock.acquire()?;

@@ -55,6 +55,16 @@ pub(crate) fn prune(collection_dir: &Path, id: &MemoryId, max_versions: usize) -
     Ok(())
 }
 
+/// Removes every kept version of `id` and its history folder; returns how many went.
+pub(crate) fn forget(collection_dir: &Path, id: &MemoryId) -> Result<usize> {
+    let kept = list(collection_dir, id)?;
+    for version in &kept {
+        super::fsutil::remove_file_if_present(&version.path, "old version")?;
+    }
+    super::fsutil::remove_dir_if_present(&history_dir(collection_dir, id), "history folder")?;
+    Ok(kept.len())
+}
+
 /// The kept versions of `id`, oldest first.
 pub(crate) fn list(collection_dir: &Path, id: &MemoryId) -> Result<Vec<KeptVersion>> {
     let dir = history_dir(collection_dir, id);

@@ -21,7 +21,7 @@ mod history;
 pub(crate) mod lock;
 #[cfg(feature = "postgres")]
 mod postgres;
-mod tiered;
+pub(crate) mod tiered;
 mod trash;
 
 use std::fmt::Debug;
@@ -256,6 +256,19 @@ pub trait MemoryStore: Send + Sync + Debug {
     /// the vector index keeps it.
     fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
         None
+    }
+
+    /// Removes what the store still keeps of a memory deleted from it (its copies in the
+    /// trash, its kept versions), so that none of its text is left; returns how many copies
+    /// went. `reference` names its collection. A memory still live is an
+    /// [`Error::Conflict`]; history the store does not own (git commits) stays.
+    fn expunge(&self, reference: &MemoryRef) -> Result<usize> {
+        let _ = reference;
+        Err(Error::unsupported(
+            "expunging a deleted memory",
+            self.backend(),
+            "use a file or tiered store, or remove the copies with the backend's own tools",
+        ))
     }
 
     /// The hot and cold tiers and the timeline, if the store is tiered ([`TieredStore`]).

@@ -218,8 +218,9 @@ impl HotTier {
     }
 
     /// Starts the session `session_id` at `now`, saying what it is about and who takes part.
-    /// Errors as [`HotTier::start`]; a title or agent id with control characters is an
-    /// [`Error::Validation`].
+    /// Errors as [`HotTier::start`]; a title with control characters, or an agent id that is
+    /// invalid or given twice, is an [`Error::Validation`]; a session whose snapshot another
+    /// process wrote is an [`Error::Conflict`].
     pub fn start_with(
         &self,
         session_id: &str,
@@ -228,8 +229,20 @@ impl HotTier {
         now: Timestamp,
     ) -> Result<Arc<HotSession>> {
         check_name("session id", session_id)?;
-        for agent in agents {
+        for (i, agent) in agents.iter().enumerate() {
             check_name("agent id", agent)?;
+            if agents[..i].contains(agent) {
+                return Err(Error::validation(
+                    format!("agent {agent} is named twice"),
+                    "name each agent taking part once",
+                ));
+            }
+        }
+        if title.chars().any(char::is_control) {
+            return Err(Error::validation(
+                "the session's title has control characters (a line break, say)",
+                "give the title on one line",
+            ));
         }
         let mut sessions = self.sessions.write();
         if sessions.contains_key(session_id) {
@@ -250,6 +263,13 @@ impl HotTier {
             action_items: Vec::new(),
             notes: Vec::new(),
         };
+        // Another process may run it (it opened the tier before, or after this one did).
+        if self.snapshot(session_id).exists() {
+            return Err(Error::conflict(
+                format!("session {session_id} is live in another process"),
+                "end it there, or open the store again to resume it here",
+            ));
+        }
         // A journal left by an earlier session of this id that ended mid-way is not this one's.
         remove_file_if_present(&self.journal(session_id), "old turn journal")?;
         self.save(&session)?;
@@ -260,7 +280,8 @@ impl HotTier {
     }
 
     /// Adds a turn; the oldest turn beyond the tier's `context_turns` leaves `turns` for the
-    /// rolling summary.
+    /// rolling summary. A blank role, one with control characters, or `summary` is an
+    /// [`Error::Validation`].
     pub fn add_turn(
         &self,
         session_id: &str,
@@ -268,6 +289,12 @@ impl HotTier {
         content: &str,
         at: Timestamp,
     ) -> Result<Arc<HotSession>> {
+        if role.trim().is_empty() || role.chars().any(char::is_control) || role == "summary" {
+            return Err(Error::validation(
+                format!("invalid role {role:?}"),
+                "give who spoke: `user`, `assistant` or an agent's id (`summary` is reserved)",
+            ));
+        }
         let change = Change::Turn { role: role.to_owned(), content: content.to_owned(), at };
         self.change(session_id, change)
     }
@@ -294,42 +321,70 @@ impl HotTier {
         self.change(session_id, Change::Note(note))
     }
 
-    /// Every turn of the live session, from its journal, oldest first (for one the journal
-    /// holds twice, a retry after a failed write, the later).
+    /// Every turn of the live session, from its journal, oldest first (for a number the
+    /// journal holds twice, a retry after a failed write, the later).
     pub fn transcript(&self, session_id: &str) -> Result<Vec<HotTurn>> {
         let slot = self.slot(session_id)?;
         let _writing = slot.writing.lock();
-        let (turns, _torn) = jsonl::read::<HotTurn>(&self.journal(session_id))?;
-        let mut by_number = std::collections::BTreeMap::new();
-        for turn in turns {
-            by_number.insert(turn.number, turn);
-        }
-        Ok(by_number.into_values().collect())
+        let session = slot.current.read().clone();
+        self.journal_of(&session)
     }
 
-    /// A summary of the whole session as it stands: its rolling summary and last turns,
-    /// summarised to the tier's summary budget (kept whole when they fit).
-    pub fn closing_summary(&self, session: &HotSession) -> Result<String> {
-        self.roll(&session.summary, &session.turns)
-    }
-
-    /// Ends the session: its snapshot and journal are removed and its hot state returned.
-    /// Call it once the state moved down (its summary and action items written to the warm
-    /// tier, its transcript to the cold one): a crash before then leaves both files, and the
-    /// session resumes. Ending a session that is not live is an [`Error::NotFound`].
-    pub fn end(&self, session_id: &str) -> Result<HotSession> {
+    /// Ends the session: `move_down` gets its state and whole transcript while its writes
+    /// wait (a turn added meanwhile would be lost), and once it succeeds the snapshot and
+    /// journal are removed. If it fails, nothing changes: the session stays live, and ending
+    /// it again retries. Ending a session that is not live is an [`Error::NotFound`]; one
+    /// whose journal lacks turns an [`Error::Corrupted`], before `move_down` runs.
+    pub fn end_with<T>(
+        &self,
+        session_id: &str,
+        move_down: impl FnOnce(&HotSession, Vec<HotTurn>) -> Result<T>,
+    ) -> Result<T> {
         let slot = self.slot(session_id)?;
         let mut ended = slot.writing.lock();
         if *ended {
             return Err(not_live(session_id));
         }
+        let session = slot.current.read().clone();
+        let moved = move_down(&session, self.journal_of(&session)?)?;
         remove_file_if_present(&self.snapshot(session_id), "hot session snapshot")?;
         remove_file_if_present(&self.journal(session_id), "turn journal")?;
         crate::store::fsutil::sync_dir(&self.dir)?;
         *ended = true;
         self.sessions.write().remove(session_id);
-        let session = slot.current.read().clone();
-        Ok(Arc::unwrap_or_clone(session))
+        Ok(moved)
+    }
+
+    /// Ends the session without moving anything down ([`HotTier::end_with`] doing nothing)
+    /// and returns its last state.
+    pub fn end(&self, session_id: &str) -> Result<HotSession> {
+        self.end_with(session_id, |session, _| Ok(session.clone()))
+    }
+
+    /// The turns of `session`'s journal, 1 to its `turn_count`: lines past it are of turns
+    /// whose write failed. A missing turn is an [`Error::Corrupted`] naming the journal.
+    fn journal_of(&self, session: &HotSession) -> Result<Vec<HotTurn>> {
+        let path = self.journal(&session.session_id);
+        let (turns, _torn) = jsonl::read::<HotTurn>(&path)?;
+        let mut by_number = std::collections::BTreeMap::new();
+        for turn in turns.into_iter().filter(|turn| turn.number <= session.turn_count) {
+            by_number.insert(turn.number, turn);
+        }
+        if by_number.len() as u64 != session.turn_count {
+            return Err(Error::corrupted(
+                &path,
+                None,
+                format!(
+                    "the turn journal of session {} holds {} of its {} turns",
+                    session.session_id,
+                    by_number.len(),
+                    session.turn_count
+                ),
+                "restore the journal from a backup, or move it away and start a new session \
+                 (this one cannot end without its turns)",
+            ));
+        }
+        Ok(by_number.into_values().collect())
     }
 
     /// The live session's slot.
@@ -342,7 +397,8 @@ impl HotTier {
     fn change(&self, session_id: &str, change: Change) -> Result<Arc<HotSession>> {
         let slot = self.slot(session_id)?;
         let ended = slot.writing.lock();
-        if *ended {
+        // Gone from disk: another process ended it (one stat, so that it is not revived).
+        if *ended || !self.snapshot(session_id).exists() {
             return Err(not_live(session_id));
         }
         let mut next = HotSession::clone(&slot.current.read());
@@ -383,14 +439,7 @@ impl HotTier {
 
     /// The rolling summary once `evicted` leaves the verbatim turns.
     fn roll(&self, summary: &str, evicted: &[HotTurn]) -> Result<String> {
-        let mut messages = Vec::with_capacity(evicted.len() + 1);
-        if !summary.is_empty() {
-            messages.push(TranscriptMessage::new("summary", "summary", summary));
-        }
-        messages.extend(evicted.iter().map(|turn| {
-            TranscriptMessage::new(format!("turn-{}", turn.number), &turn.role, &turn.content)
-        }));
-        condense(self.summarizer.as_ref(), messages, self.summary_tokens)
+        condense(self.summarizer.as_ref(), as_messages(summary, evicted), self.summary_tokens)
     }
 
     fn snapshot(&self, session_id: &str) -> PathBuf {
@@ -409,7 +458,20 @@ impl HotTier {
     }
 }
 
-fn not_live(session_id: &str) -> Error {
+/// A summary and turns as the messages a summariser reads: the summary first (role
+/// `summary`, which no turn may have), then each turn.
+pub(crate) fn as_messages(summary: &str, turns: &[HotTurn]) -> Vec<TranscriptMessage> {
+    let mut messages = Vec::with_capacity(turns.len() + 1);
+    if !summary.is_empty() {
+        messages.push(TranscriptMessage::new("summary", "summary", summary));
+    }
+    messages.extend(turns.iter().map(|turn| {
+        TranscriptMessage::new(format!("turn-{}", turn.number), &turn.role, &turn.content)
+    }));
+    messages
+}
+
+pub(crate) fn not_live(session_id: &str) -> Error {
     Error::not_found(
         format!("live session {session_id}"),
         "start the session first (ended sessions are in the warm and cold tiers)",

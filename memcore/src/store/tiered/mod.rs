@@ -16,6 +16,7 @@ pub use cold::{
 pub use hot::{
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote, HotSession, HotTier, HotTurn,
 };
+pub(crate) use hot::{as_messages, not_live};
 pub use requests::{
     SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
     SessionTurnRequest, TimelineListing, TimelineRequest,

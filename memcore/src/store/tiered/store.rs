@@ -12,8 +12,8 @@ use super::{ColdArchive, HotTier, Timeline};
 use crate::config::TieredConfig;
 use crate::session::ExtractiveSummarizer;
 use crate::store::{
-    ChangeFeed, CommitAttachment, FileStore, Hydration, MemoryStore, PutMode, StoreHistory,
-    TrashEntry, Visitor,
+    ChangeFeed, CommitAttachment, FileStore, Hydration, MemoryStore, NotesSync, PutMode,
+    SharedVectors, StoreHistory, TrashEntry, Visitor,
 };
 use crate::{Collection, Config, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
 
@@ -166,6 +166,10 @@ impl MemoryStore for TieredStore {
         self.warm.restore(reference)
     }
 
+    fn expunge(&self, reference: &MemoryRef) -> Result<usize> {
+        self.warm.expunge(reference)
+    }
+
     fn collections(&self) -> Result<Vec<Collection>> {
         self.warm.collections()
     }
@@ -188,6 +192,14 @@ impl MemoryStore for TieredStore {
 
     fn change_feed(&self) -> Option<&dyn ChangeFeed> {
         self.warm.change_feed()
+    }
+
+    fn notes_sync(&self) -> Option<&dyn NotesSync> {
+        self.warm.notes_sync()
+    }
+
+    fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
+        self.warm.shared_vectors()
     }
 
     fn tiers(&self) -> Option<&Tiers> {

@@ -168,6 +168,24 @@ impl Timeline {
         jsonl::append(&self.path, entry, "timeline entry")
     }
 
+    /// Appends `entry` unless the timeline holds one `is_same` admits, checked under the
+    /// writers' lock (two processes ending one session write it once); returns the entry
+    /// the timeline holds.
+    pub fn append_once(
+        &self,
+        entry: TimelineEntry,
+        is_same: impl Fn(&TimelineEntry) -> bool,
+    ) -> Result<TimelineEntry> {
+        entry.validate()?;
+        let _guard = self.lock.acquire()?;
+        let (entries, _) = jsonl::read::<TimelineEntry>(&self.path)?;
+        if let Some(existing) = entries.into_iter().find(|e| is_same(e)) {
+            return Ok(existing);
+        }
+        jsonl::append(&self.path, &entry, "timeline entry")?;
+        Ok(entry)
+    }
+
     /// The entries `filter` admits, oldest first, and how many lines could not be read
     /// (a torn last line, or a line edited by hand).
     pub fn entries(&self, filter: &TimelineFilter) -> Result<(Vec<TimelineEntry>, usize)> {
