@@ -113,8 +113,9 @@ pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchR
 pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, TieredStore, Tiers, Timeline,
+    ArchivedRecord, ColdArchive, CompactRequest, CompactionReport, DEFAULT_HOT_CONTEXT_TURNS,
+    DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession, HotTier, HotTurn,
+    MAX_RECORD_ID_LEN, PurgeReport, RetainReport, RetainRequest, TieredStore, Tiers, Timeline,
     TimelineEntry, TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
 };
 pub use store::{

@@ -22,9 +22,9 @@ use crate::session::{
     SessionTurnRequest,
 };
 use crate::{
-    HotSession, Hydrated, ListOptions, Listing, Memcore, NotesMergeReport, Query, ReindexReport,
-    RepairReport, Result, SearchResults, Stats, SyncReport, TimelineListing, TimelineRequest,
-    TrashEntry, VerifyReport,
+    CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing, Memcore,
+    NotesMergeReport, Query, ReindexReport, RepairReport, Result, RetainReport, RetainRequest,
+    SearchResults, Stats, SyncReport, TimelineListing, TimelineRequest, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -70,6 +70,8 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<SessionLive>(),
     OperationEntry::of::<SessionEnd>(),
     OperationEntry::of::<TimelineOp>(),
+    OperationEntry::of::<Compact>(),
+    OperationEntry::of::<Retain>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -440,4 +442,20 @@ operation! {
     TimelineOp = "timeline" (reads),
     "List the timeline of ended sessions and events, by agent and time",
     |memcore, request: TimelineRequest| -> TimelineListing { memcore.timeline(&request) }
+}
+
+operation! {
+    /// `compact`: [`Memcore::compact`].
+    Compact = "compact" (writes),
+    "Compact a tiered store: memories past the warm window fold into a digest per collection \
+     and quarter and move to the cold tier (pinned ones stay); dry_run reports the plan",
+    |memcore, request: CompactRequest| -> CompactionReport { memcore.compact(&request) }
+}
+
+operation! {
+    /// `retain`: [`Memcore::retain`].
+    Retain = "retain" (writes),
+    "Pin a memory, or an ended session's summary and notes (importance 1.0): compaction \
+     leaves them warm",
+    |memcore, request: RetainRequest| -> RetainReport { memcore.retain(&request) }
 }

@@ -9,6 +9,7 @@
 
 mod builder;
 mod capture;
+mod compact;
 mod compose;
 mod decay;
 mod git;

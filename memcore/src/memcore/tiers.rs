@@ -146,8 +146,7 @@ impl Memcore {
                 "give topics as short labels without line breaks (they become tags)",
             ));
         }
-        let summarizer: Arc<dyn Summarizer> =
-            self.summarizer.read().clone().unwrap_or_else(|| Arc::new(ExtractiveSummarizer));
+        let summarizer = self.summarizer_or_default();
         let now = self.now();
         tiers.hot().end_with(&request.session, |session, turns| {
             let id = session.session_id.as_str();
@@ -202,6 +201,11 @@ impl Memcore {
             .any(|e| e.kind == TimelineKind::Session && e.session_id.as_deref() == Some(id)))
     }
 
+    /// The handle's summariser, else the built-in extractive one.
+    pub(super) fn summarizer_or_default(&self) -> Arc<dyn Summarizer> {
+        self.summarizer.read().clone().unwrap_or_else(|| Arc::new(ExtractiveSummarizer))
+    }
+
     /// The hot and cold tiers and the timeline, if the store is tiered: for reads of a live
     /// session without a copy ([`crate::HotTier::get`]) and searches of the cold archive.
     pub fn tiers(&self) -> Option<&Tiers> {
@@ -209,7 +213,7 @@ impl Memcore {
     }
 
     /// The store's tiers, or [`Error::Unsupported`] naming `operation`.
-    fn tiers_for(&self, operation: &str) -> Result<&Tiers> {
+    pub(super) fn tiers_for(&self, operation: &str) -> Result<&Tiers> {
         let store = self.indexed.store();
         store.tiers().ok_or_else(|| {
             Error::unsupported(

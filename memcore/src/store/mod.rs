@@ -44,8 +44,9 @@ pub use postgres::PostgresStore;
 pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote,
-    HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, SessionEndReport,
+    ArchivedRecord, ColdArchive, CompactRequest, CompactionReport, DEFAULT_HOT_CONTEXT_TURNS,
+    DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession, HotTier, HotTurn,
+    MAX_RECORD_ID_LEN, PurgeReport, RetainReport, RetainRequest, SessionEndReport,
     SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
     SessionTurnRequest, TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind,
     TimelineListing, TimelineRequest,

@@ -3,6 +3,7 @@
 //! text), and the timeline of sessions, composed by [`TieredStore`].
 
 mod cold;
+pub(crate) mod compaction;
 mod hot;
 mod jsonl;
 mod requests;
@@ -18,7 +19,8 @@ pub use hot::{
 };
 pub(crate) use hot::{as_messages, not_live};
 pub use requests::{
-    SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    CompactRequest, CompactionReport, DigestStep, RetainReport, RetainRequest, SessionEndReport,
+    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
     SessionTurnRequest, TimelineListing, TimelineRequest,
 };
 pub use store::{TieredStore, Tiers};

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{TimelineEntry, TimelineFilter};
-use crate::MemoryRef;
+use crate::{MemoryRef, Timestamp};
 
 /// Starts a live session ([`crate::Memcore::session_start`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -147,4 +147,100 @@ pub struct TimelineListing {
     /// Lines of `timeline.jsonl` that could not be read (a torn last line, a line edited by
     /// hand).
     pub unreadable: usize,
+}
+
+/// Compacts the warm tier ([`crate::Memcore::compact`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct CompactRequest {
+    /// Judge ages at this time instead of now.
+    pub now: Option<Timestamp>,
+    /// Only report the plan: each digest and the memories it would fold in; change nothing.
+    pub dry_run: bool,
+}
+
+impl CompactRequest {
+    /// A compaction now.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same compaction, as a dry run.
+    pub fn dry_run(mut self) -> Self {
+        self.dry_run = true;
+        self
+    }
+
+    /// The same compaction, judging ages at `now`.
+    pub fn at(mut self, now: Timestamp) -> Self {
+        self.now = Some(now);
+        self
+    }
+}
+
+/// One digest of a compaction: the memories of one collection and quarter past the window.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct DigestStep {
+    /// The digest memory: `<collection>/digest-<yyyy>-q<n>`.
+    pub digest: MemoryRef,
+    /// The quarter the memories were created in, `2026-q3`.
+    pub period: String,
+    /// The memories demoted to the cold tier (their text leaves the warm one).
+    pub originals: Vec<MemoryRef>,
+    /// How many of them the digest's summary takes in now (the others it held already: an
+    /// interrupted compaction resumed).
+    pub folded: usize,
+    /// Whether the digest existed before (an earlier compaction of the same quarter).
+    pub extends: bool,
+}
+
+/// What a compaction did (or, in a dry run, would do).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct CompactionReport {
+    /// Whether nothing was changed.
+    pub dry_run: bool,
+    /// Memories last changed before this were due.
+    pub cutoff: Timestamp,
+    /// The digests, by collection and quarter.
+    pub digests: Vec<DigestStep>,
+    /// Memories due but pinned (importance 1.0 or a `##keepit1.00##` marker), left alone.
+    pub pinned: usize,
+    /// Memories demoted in all.
+    pub demoted: usize,
+}
+
+/// Pins memories so that compaction leaves them alone and purge refuses them unless forced
+/// ([`crate::Memcore::retain`]): one memory, or an ended session's warm memories.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct RetainRequest {
+    /// The memory: `collection/id`, or its id alone.
+    #[serde(rename = "ref")]
+    pub reference: Option<MemoryRef>,
+    /// An ended session: its summary and its agents' notes.
+    pub session: Option<String>,
+}
+
+impl RetainRequest {
+    /// Pins the memory `reference`.
+    pub fn memory(reference: MemoryRef) -> Self {
+        Self { reference: Some(reference), session: None }
+    }
+
+    /// Pins the warm memories of the ended session `session`.
+    pub fn session(session: impl Into<String>) -> Self {
+        Self { reference: None, session: Some(session.into()) }
+    }
+}
+
+/// What [`RetainRequest`] pinned.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[non_exhaustive]
+pub struct RetainReport {
+    /// The memories now pinned (importance 1.0).
+    pub pinned: Vec<MemoryRef>,
 }

@@ -1,0 +1,183 @@
+//! Compaction and pinning of a tiered store on a handle (seed 003's "warm aging" and
+//! "manual overrides"): memories past the warm window fold into one digest per collection
+//! and quarter, and leave the warm tier for the cold one; pinned memories stay.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use super::Memcore;
+use super::tiers::SESSIONS_COLLECTION;
+use crate::session::condense;
+use crate::store::tiered::compaction::{
+    DIGEST_TOKENS, Group, cold_id, digest, folded, plan, summary_input,
+};
+use crate::store::{
+    ArchivedRecord, CompactRequest, CompactionReport, DigestStep, PutMode, RetainReport,
+    RetainRequest, Tiers,
+};
+use crate::{Collection, Error, Memory, MemoryRef, MemoryUpdate, Result};
+
+impl Memcore {
+    /// Compacts the warm tier: every memory last changed more than `tiered.warm_window_days`
+    /// before `now` (pinned memories and digests excepted) is
+    ///
+    /// 1. archived whole in the cold tier (`collection/id@<content hash>`, pointing at its
+    ///    digest),
+    /// 2. folded into its collection's digest of the quarter it was created in
+    ///    (`<collection>/digest-<yyyy>-q<n>`: a summary through the handle's summariser, else
+    ///    the extractive one, then its sources; `related_to` names every original), and
+    /// 3. deleted from the warm tier with its trashed copies and kept versions.
+    ///
+    /// Each step is idempotent and the digest records what it folded in, so a compaction
+    /// that failed part-way is finished by running it again (nothing lost, nothing folded
+    /// twice). With `dry_run` it only reports the plan. A store that is not tiered is
+    /// [`Error::Unsupported`].
+    ///
+    /// ```
+    /// use memcore::{Backend, CompactRequest, Memcore, NewMemory, Timestamp};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let memcore = Memcore::builder().path(dir.path()).backend(Backend::Tiered).open()?;
+    /// let then: Timestamp = "2020-01-15T00:00:00Z".parse()?;
+    /// memcore.put(NewMemory::new("We chose zstd for the archive.").collection("decisions").created_at(then))?;
+    /// let plan = memcore.compact(&CompactRequest::new().dry_run().at("2020-12-01T00:00:00Z".parse()?))?;
+    /// assert_eq!(plan.digests[0].digest.to_string(), "decisions/digest-2020-q1");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn compact(&self, request: &CompactRequest) -> Result<CompactionReport> {
+        let tiers = self.tiers_for("compacting")?;
+        let now = request.now.unwrap_or_else(|| self.now());
+        let window = chrono::Duration::days(i64::from(tiers.settings().warm_window_days));
+        let cutoff = now - window;
+        let (groups, pinned) = plan(self.warm_memories(None)?, cutoff);
+        let mut report = CompactionReport {
+            dry_run: request.dry_run,
+            cutoff,
+            digests: Vec::with_capacity(groups.len()),
+            pinned,
+            demoted: 0,
+        };
+        for group in &groups {
+            let existing = self.existing(&group.digest)?;
+            let already = existing.as_ref().map(folded).unwrap_or_default();
+            let fresh: Vec<&Memory> = group
+                .members
+                .iter()
+                .map(AsRef::as_ref)
+                .filter(|m| !already.contains(&cold_id(m)))
+                .collect();
+            report.digests.push(DigestStep {
+                digest: group.digest.clone(),
+                period: group.period.clone(),
+                originals: group.members.iter().map(|m| m.reference()).collect(),
+                folded: fresh.len(),
+                extends: existing.is_some(),
+            });
+            if !request.dry_run {
+                report.demoted += self.demote(tiers, group, existing.as_ref(), &fresh)?;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Carries out one digest of a compaction; returns how many memories left the warm tier.
+    fn demote(
+        &self,
+        tiers: &Tiers,
+        group: &Group,
+        existing: Option<&Memory>,
+        fresh: &[&Memory],
+    ) -> Result<usize> {
+        let records = group.members.iter().map(|memory| {
+            let mut record = ArchivedRecord::of_memory(Memory::clone(memory));
+            record.id = cold_id(memory);
+            record.origin = Some(group.digest.clone());
+            record
+        });
+        tiers.cold().archive(records.collect())?;
+        if !fresh.is_empty() {
+            let summary = condense(
+                self.summarizer_or_default().as_ref(),
+                summary_input(existing, fresh),
+                DIGEST_TOKENS,
+            )?;
+            self.put_with(digest(group, existing, fresh, &summary), PutMode::Upsert)?;
+        }
+        let mut demoted = 0;
+        for memory in &group.members {
+            let reference = memory.reference();
+            // A memory changed since the plan was read is not old any more: it stays.
+            match self.existing(&reference)? {
+                Some(current) if current.version == memory.version => {
+                    self.indexed.delete(&reference, self.now())?;
+                }
+                Some(_) => continue,
+                None => {}
+            }
+            self.indexed.store().expunge(&reference)?;
+            demoted += 1;
+        }
+        Ok(demoted)
+    }
+
+    /// Pins memories (importance 1.0), so that compaction leaves them in the warm tier and
+    /// purge refuses them unless forced: the memory `ref`, or the warm memories of the ended
+    /// session `session` (its summary and its agents' notes). Naming both or neither is an
+    /// [`Error::Validation`]; a session that has not ended an [`Error::NotFound`].
+    pub fn retain(&self, request: &RetainRequest) -> Result<RetainReport> {
+        let references = match (&request.reference, &request.session) {
+            (Some(reference), None) => vec![reference.clone()],
+            (None, Some(session)) => self.session_memories(session)?,
+            _ => {
+                return Err(Error::validation(
+                    "retain needs a memory or a session, and only one",
+                    "give `ref` (collection/id) or `session` (an ended session's id)",
+                ));
+            }
+        };
+        let mut pin = MemoryUpdate::default();
+        pin.importance = Some(1.0);
+        let mut pinned = Vec::with_capacity(references.len());
+        for reference in references {
+            pinned.push(self.update(&reference, pin.clone())?.reference());
+        }
+        Ok(RetainReport { pinned })
+    }
+
+    /// The warm memories an ended session wrote: `sessions/<id>` and `sessions/<id>:<agent>`.
+    fn session_memories(&self, session: &str) -> Result<Vec<MemoryRef>> {
+        let summary: MemoryRef = format!("{SESSIONS_COLLECTION}/{session}").parse()?;
+        self.get(&summary)?;
+        let prefix = format!("{session}:");
+        let collection: Collection = SESSIONS_COLLECTION.parse()?;
+        let mut found = vec![summary];
+        for memory in self.warm_memories(Some(&collection))? {
+            if memory.id.as_str().starts_with(&prefix) {
+                found.push(memory.reference());
+            }
+        }
+        Ok(found)
+    }
+
+    /// The memories of the warm tier (of `collection`, or all); unreadable ones are left out
+    /// (verify reports them).
+    fn warm_memories(&self, collection: Option<&Collection>) -> Result<Vec<Arc<Memory>>> {
+        let mut memories = Vec::new();
+        self.indexed.store().scan(collection, &mut |memory| {
+            if let Ok(memory) = memory {
+                memories.push(memory);
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok(memories)
+    }
+
+    /// The memory `reference` names, or `None` when there is none.
+    fn existing(&self, reference: &MemoryRef) -> Result<Option<Memory>> {
+        match self.get(reference) {
+            Ok(memory) => Ok(Some(memory)),
+            Err(Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
