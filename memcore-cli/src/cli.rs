@@ -158,6 +158,11 @@ pub(crate) enum Command {
     Session(SessionCommand),
     /// List the timeline of a tiered store: ended sessions and events, oldest first
     Timeline(TimelineArgs),
+    /// Compact a tiered store: memories past the warm window fold into a digest per
+    /// collection and quarter and move to the cold tier (pinned ones stay)
+    Compact(CompactArgs),
+    /// Pin a memory, or an ended session's summary and notes, so compaction leaves them warm
+    Retain(RetainArgs),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -733,6 +738,28 @@ pub(crate) struct SessionEndArgs {
     /// What it settled
     #[arg(long)]
     pub(crate) consensus: Option<String>,
+}
+
+/// `compact`.
+#[derive(Debug, Args)]
+pub(crate) struct CompactArgs {
+    /// Only print the plan: each digest and the memories it would take; change nothing
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Judge ages at this time (RFC 3339) instead of now
+    #[arg(long, value_name = "TIME")]
+    pub(crate) now: Option<Timestamp>,
+}
+
+/// `retain`.
+#[derive(Debug, Args)]
+pub(crate) struct RetainArgs {
+    /// The memory: collection/id, or its id alone
+    #[arg(value_name = "REF", required_unless_present = "session", conflicts_with = "session")]
+    pub(crate) reference: Option<String>,
+    /// An ended session: pin its summary and its agents' notes
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
 }
 
 /// `timeline`.

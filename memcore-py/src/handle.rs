@@ -919,6 +919,32 @@ impl PyMemcore {
         self.call_record(py, "timeline", request, "TimelineListing")
     }
 
+    /// Compacts a tiered store: memories last changed more than `tiered.warm_window_days`
+    /// ago fold into a digest per collection and quarter and move whole to the cold tier
+    /// (pinned ones stay). `dry_run=True` only reports the plan; `now` (a datetime or ISO
+    /// 8601 text) judges ages at another time. Returns a `CompactionReport`.
+    #[pyo3(signature = (**options))]
+    fn compact(&self, py: Python<'_>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({}))?;
+        self.call_record(py, "compact", request, "CompactionReport")
+    }
+
+    /// Pins the memory `id` (`collection/id`, or with `collection=`), or with `session=` an
+    /// ended session's summary and notes (importance 1.0), so that compaction leaves them
+    /// warm. Returns a `RetainReport`.
+    #[pyo3(signature = (id=None, *, collection=None, session=None))]
+    fn retain(
+        &self,
+        py: Python<'_>,
+        id: Option<&str>,
+        collection: Option<&str>,
+        session: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let reference = id.map(|id| reference(py, id, collection)).transpose()?;
+        let request = request(None, json!({"ref": reference, "session": session}))?;
+        self.call_record(py, "retain", request, "RetainReport")
+    }
+
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
     /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that

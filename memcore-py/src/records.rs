@@ -248,6 +248,13 @@ pub(crate) const KINDS: &[Kind] = &[
         &["#entries", "unreadable"],
         Some("entries"),
     ),
+    kind::<memcore::DigestStep>("DigestStep", &["digest", "#originals", "folded", "extends"], None),
+    kind::<memcore::CompactionReport>(
+        "CompactionReport",
+        &["dry_run", "cutoff", "#digests", "pinned", "demoted"],
+        Some("digests"),
+    ),
+    kind::<memcore::RetainReport>("RetainReport", &["pinned"], None),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

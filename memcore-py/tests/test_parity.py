@@ -116,6 +116,8 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "session_live": lambda s, r: s.session_live(**r),
     "session_end": lambda s, r: s.session_end(**r),
     "timeline": lambda s, r: s.timeline(**r),
+    "compact": lambda s, r: s.compact(**r),
+    "retain": lambda s, r: s.retain(r.get("ref"), session=r.get("session")),
 }
 
 

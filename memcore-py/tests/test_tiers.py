@@ -67,3 +67,30 @@ def test_a_file_store_has_no_live_sessions(store: memcore.Memcore) -> None:
         store.session_start("s")
     with pytest.raises(memcore.UnsupportedError):
         store.timeline()
+
+
+def test_compaction_folds_old_memories_into_digests(tiered: memcore.Memcore) -> None:
+    tiered.put("Reads of a live session take nanoseconds.", collection="notes", id="hot", created_at="2025-01-10T00:00:00Z")
+    tiered.put("Never skip the checksum.", collection="notes", id="checksum", created_at="2025-01-11T00:00:00Z")
+    pinned = tiered.retain("notes/checksum")
+    assert isinstance(pinned, memcore.RetainReport) and pinned.pinned == ("notes/checksum",)
+
+    plan = tiered.compact(dry_run=True, now="2030-01-01T00:00:00Z")
+    assert isinstance(plan, memcore.CompactionReport)
+    assert plan.dry_run and plan.pinned == 1 and plan.demoted == 0
+    assert [step.digest for step in plan] == ["notes/digest-2025-q1"]
+    assert plan[0].originals == ("notes/hot",) and plan[0].folded == 1 and not plan[0].extends
+    tiered.get("notes/hot")  # a dry run changes nothing
+
+    report = tiered.compact(now="2030-01-01T00:00:00Z")
+    assert report.demoted == 1
+    with pytest.raises(memcore.NotFoundError):
+        tiered.get("notes/hot")
+    digest = tiered.get("notes/digest-2025-q1")
+    assert "nanoseconds" in digest.content and digest.related_to == ("notes/hot",)
+    assert tiered.get("notes/checksum").importance == 1.0
+
+    with pytest.raises(memcore.ValidationError):
+        tiered.retain()
+    with pytest.raises(memcore.NotFoundError):
+        tiered.retain(session="never-ran")

@@ -1,6 +1,6 @@
 /* The tiered store from C: a live session through memcore_call (start, turns, an action
- * item, an agent's note, end), its warm summary and timeline entry, and the errors of ending
- * twice, a bad session id and a store that is not tiered. */
+ * item, an agent's note, end), its warm summary and timeline entry, compaction and pinning,
+ * and the errors of ending twice, a bad session id and a store that is not tiered. */
 #include "harness.h"
 
 static memcore_t *mc = NULL;
@@ -67,12 +67,43 @@ TEST(a_live_session_ends_in_the_warm_tier_and_on_the_timeline) {
   CHECK(call_fails(mc, "session_turn", "{\"session\": \"c-standup\"}", MEMCORE_STATUS_INVALID_JSON));
 }
 
+TEST(compaction_demotes_old_memories_and_spares_pinned_ones) {
+  char *json = call_ok(mc, "put",
+                       "{\"memories\": [{\"content\": \"The C build uses -O1 under sanitizers.\", "
+                       "\"collection\": \"notes\", \"id\": \"sanitizers\", \"created_at\": "
+                       "\"2025-01-10T00:00:00Z\"}, {\"content\": \"Valgrind runs the tests in parallel.\", "
+                       "\"collection\": \"notes\", \"id\": \"valgrind\", \"created_at\": "
+                       "\"2025-01-11T00:00:00Z\"}]}");
+  CHECK(json != NULL);
+  memcore_string_free(json);
+  json = call_ok(mc, "retain", "{\"ref\": \"notes/valgrind\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"pinned\":[\"notes/valgrind\"]");
+  memcore_string_free(json);
+  json = call_ok(mc, "compact", "{\"dry_run\": true, \"now\": \"2030-01-01T00:00:00Z\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"digest\":\"notes/digest-2025-q1\"");
+  CHECK_CONTAINS(json, "\"demoted\":0");
+  memcore_string_free(json);
+  json = call_ok(mc, "compact", "{\"now\": \"2030-01-01T00:00:00Z\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"originals\":[\"notes/sanitizers\"]");
+  memcore_string_free(json);
+  CHECK(call_fails(mc, "get", "{\"ref\": \"notes/sanitizers\"}", MEMCORE_STATUS_NOT_FOUND));
+  json = call_ok(mc, "get", "{\"ref\": \"notes/digest-2025-q1\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "sanitizers");
+  memcore_string_free(json);
+  CHECK(call_fails(mc, "retain", "{}", MEMCORE_STATUS_INVALID_ARGUMENT));
+}
+
 TEST(a_file_store_has_no_live_sessions) {
   memcore_t *file_store = open_store("file-store");
   CHECK(file_store != NULL);
   if (file_store == NULL) return;
   CHECK(call_fails(file_store, "session_start", "{\"session\": \"s\"}", MEMCORE_STATUS_UNSUPPORTED));
   CHECK(call_fails(file_store, "timeline", "{}", MEMCORE_STATUS_UNSUPPORTED));
+  CHECK(call_fails(file_store, "compact", "{}", MEMCORE_STATUS_UNSUPPORTED));
   memcore_close(file_store);
 }
 
@@ -85,6 +116,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   RUN(a_live_session_ends_in_the_warm_tier_and_on_the_timeline);
+  RUN(compaction_demotes_old_memories_and_spares_pinned_ones);
   RUN(a_file_store_has_no_live_sessions);
   memcore_close(mc);
   return harness_end("test_tiers");

@@ -1,14 +1,16 @@
-//! `session start|turn|note|live|end` and `timeline`: live sessions of a tiered store.
+//! `session start|turn|note|live|end`, `timeline`, `compact` and `retain`: live sessions,
+//! compaction and pinning of a tiered store.
 
 use std::path::Path;
 
 use memcore::session::{
     SessionEndRequest, SessionNoteRequest, SessionStartRequest, SessionTurnRequest,
 };
-use memcore::{HotSession, Memcore, TimelineRequest};
+use memcore::{CompactRequest, HotSession, Memcore, RetainRequest, TimelineRequest};
 
 use crate::cli::{
-    SessionEndArgs, SessionNoteArgs, SessionStartArgs, SessionTurnArgs, TimelineArgs,
+    CompactArgs, RetainArgs, SessionEndArgs, SessionNoteArgs, SessionStartArgs, SessionTurnArgs,
+    TimelineArgs,
 };
 use crate::failure::Failure;
 use crate::input;
@@ -164,4 +166,61 @@ pub(super) fn timeline(
         })
         .collect();
     out.table(&["AT", "KIND", "SESSION", "TITLE", "AGENTS", "DURATION", "CONSENSUS"], &rows)
+}
+
+/// `compact [--dry-run] [--now TIME]`: one line per digest, then the totals.
+pub(super) fn compact(
+    memcore: &Memcore,
+    args: CompactArgs,
+    out: &mut Output,
+) -> Result<(), Failure> {
+    let mut request = CompactRequest::new();
+    request.dry_run = args.dry_run;
+    request.now = args.now;
+    let report = memcore.compact(&request)?;
+    if out.json() {
+        return out.print_json(&report);
+    }
+    let rows: Vec<Vec<String>> = report
+        .digests
+        .iter()
+        .map(|step| {
+            vec![
+                step.digest.to_string(),
+                step.originals.len().to_string(),
+                step.folded.to_string(),
+                if step.extends { "extends" } else { "new" }.to_owned(),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        out.table(&["DIGEST", "ORIGINALS", "FOLDED", "DIGEST IS"], &rows)?;
+    }
+    let due: usize = report.digests.iter().map(|step| step.originals.len()).sum();
+    out.confirm(&if report.dry_run {
+        format!(
+            "would demote {due} memories changed before {} ({} pinned stay)",
+            report.cutoff.to_rfc3339(),
+            report.pinned
+        )
+    } else {
+        format!(
+            "demoted {} memories to the cold tier ({} pinned stay)",
+            report.demoted, report.pinned
+        )
+    })
+}
+
+/// `retain REF` or `retain --session ID`.
+pub(super) fn retain(memcore: &Memcore, args: RetainArgs, out: &mut Output) -> Result<(), Failure> {
+    let request = match (args.reference, args.session) {
+        (Some(reference), _) => RetainRequest::memory(reference.parse()?),
+        (None, session) => RetainRequest::session(session.unwrap_or_default()),
+    };
+    let report = memcore.retain(&request)?;
+    if out.json() {
+        return out.print_json(&report);
+    }
+    let pinned: Vec<String> = report.pinned.iter().map(ToString::to_string).collect();
+    out.confirm(&format!("pinned {}", pinned.join(", ")))
 }

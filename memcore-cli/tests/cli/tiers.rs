@@ -86,3 +86,32 @@ fn a_file_store_says_how_to_get_live_sessions() {
     assert_eq!(error["category"], "UNSUPPORTED");
     assert!(error["recovery"].as_str().unwrap().contains("--backend tiered"));
 }
+
+#[test]
+fn compact_and_retain_from_the_command_line() {
+    let sandbox = Sandbox::new();
+    for (id, content) in
+        [("staging", "The staging database moved."), ("backups", "Keep the backups.")]
+    {
+        let args = tiered(&["put", "-", "--collection", "notes", "--id", id]);
+        sandbox.run(&args).write_stdin(content).assert().success();
+    }
+    sandbox
+        .run(&tiered(&["retain", "notes/backups"]))
+        .assert()
+        .success()
+        .stdout(contains("pinned notes/backups"));
+    // Four years on, both are past the 120-day window; the pinned one stays.
+    let later = ["--now", "2030-01-01T00:00:00Z"];
+    sandbox
+        .run(&tiered(&["compact", "--dry-run", later[0], later[1]]))
+        .assert()
+        .success()
+        .stdout(contains("notes/digest-").and(contains("would demote 1 memories")));
+    let report = sandbox.json(&tiered(&["compact", later[0], later[1]]));
+    assert_eq!((report["demoted"].as_u64(), report["pinned"].as_u64()), (Some(1), Some(1)));
+    let digest = report["digests"][0]["digest"].as_str().unwrap();
+    sandbox.run(&tiered(&["get", digest])).assert().success().stdout(contains("staging database"));
+    let error = sandbox.rejected(&tiered(&["retain", "--session", "never-ran"]), "", 1);
+    assert_eq!(error["category"], "NOT_FOUND");
+}

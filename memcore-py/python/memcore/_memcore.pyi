@@ -130,6 +130,9 @@ __all__ = [
     "TimelineEntry",
     "SessionEndReport",
     "TimelineListing",
+    "DigestStep",
+    "CompactionReport",
+    "RetainReport",
     "Memcore",
     "open",
     "operations",
@@ -1309,6 +1312,43 @@ class TimelineListing(SequenceRecord[TimelineEntry]):
         """Lines of timeline.jsonl that could not be read."""
 
 @final
+class DigestStep(Record):
+    """One digest of a compaction: the memories of one collection and quarter."""
+
+    @property
+    def digest(self) -> str: ...
+    @property
+    def period(self) -> str: ...
+    @property
+    def originals(self) -> tuple[str, ...]: ...
+    @property
+    def folded(self) -> int: ...
+    @property
+    def extends(self) -> bool: ...
+
+@final
+class CompactionReport(SequenceRecord[DigestStep]):
+    """What `Memcore.compact` did (or would do): a read-only sequence of `DigestStep`."""
+
+    @property
+    def dry_run(self) -> bool: ...
+    @property
+    def cutoff(self) -> datetime: ...
+    @property
+    def digests(self) -> tuple[DigestStep, ...]: ...
+    @property
+    def pinned(self) -> int: ...
+    @property
+    def demoted(self) -> int: ...
+
+@final
+class RetainReport(Record):
+    """What `Memcore.retain` pinned."""
+
+    @property
+    def pinned(self) -> tuple[str, ...]: ...
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -1606,6 +1646,14 @@ class Memcore:
         until: datetime | str | None = None,
     ) -> TimelineListing:
         """The timeline of ended sessions and events, oldest first."""
+    def compact(
+        self, *, dry_run: bool = False, now: datetime | str | None = None
+    ) -> CompactionReport:
+        """Compacts a tiered store's warm tier into digests and the cold tier."""
+    def retain(
+        self, id: str | None = None, *, collection: str | None = None, session: str | None = None
+    ) -> RetainReport:
+        """Pins a memory, or an ended session's summary and notes."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:

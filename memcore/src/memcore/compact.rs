@@ -135,8 +135,7 @@ impl Memcore {
                 ));
             }
         };
-        let mut pin = MemoryUpdate::default();
-        pin.importance = Some(1.0);
+        let pin = MemoryUpdate { importance: Some(1.0), ..MemoryUpdate::default() };
         let mut pinned = Vec::with_capacity(references.len());
         for reference in references {
             pinned.push(self.update(&reference, pin.clone())?.reference());
