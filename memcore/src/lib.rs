@@ -113,10 +113,11 @@ pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchR
 pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, CompactRequest, CompactionReport, DEFAULT_HOT_CONTEXT_TURNS,
-    DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession, HotTier, HotTurn,
-    MAX_RECORD_ID_LEN, PurgeReport, RetainReport, RetainRequest, TieredStore, Tiers, Timeline,
-    TimelineEntry, TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
+    ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession,
+    HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest, RetainReport, RetainRequest,
+    TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind, TimelineListing,
+    TimelineRequest,
 };
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,

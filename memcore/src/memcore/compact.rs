@@ -160,7 +160,10 @@ impl Memcore {
 
     /// The memories of the warm tier (of `collection`, or all); unreadable ones are left out
     /// (verify reports them).
-    fn warm_memories(&self, collection: Option<&Collection>) -> Result<Vec<Arc<Memory>>> {
+    pub(super) fn warm_memories(
+        &self,
+        collection: Option<&Collection>,
+    ) -> Result<Vec<Arc<Memory>>> {
         let mut memories = Vec::new();
         self.indexed.store().scan(collection, &mut |memory| {
             if let Ok(memory) = memory {
@@ -172,7 +175,7 @@ impl Memcore {
     }
 
     /// The memory `reference` names, or `None` when there is none.
-    fn existing(&self, reference: &MemoryRef) -> Result<Option<Memory>> {
+    pub(super) fn existing(&self, reference: &MemoryRef) -> Result<Option<Memory>> {
         match self.get(reference) {
             Ok(memory) => Ok(Some(memory)),
             Err(Error::NotFound { .. }) => Ok(None),

@@ -16,6 +16,7 @@ mod git;
 mod history;
 mod links;
 mod maintain;
+mod purge;
 mod read;
 mod search;
 mod session_compose;

@@ -619,7 +619,7 @@ impl MemoryStore for FileStore {
         Ok(TrashEntry::new(collection, id.clone(), now, slot))
     }
 
-    /// Removes the trashed copies and built-in versions of a deleted memory, under the lock.
+    /// Removes the trashed copies and built-in versions of a memory, under the lock.
     fn expunge(&self, reference: &MemoryRef) -> Result<usize> {
         let (Some(collection), id) = (reference.collection(), reference.id()) else {
             return Err(Error::validation(
@@ -628,12 +628,6 @@ impl MemoryStore for FileStore {
             ));
         };
         let _guard = self.lock.acquire()?;
-        if self.memory_path(collection, id).exists() {
-            return Err(Error::conflict(
-                format!("memory {reference} is live"),
-                "delete it first: only a deleted memory's copies are expunged",
-            ));
-        }
         let trashed = trash::find(&self.root, Some(collection), id)?;
         for copy in &trashed {
             fsutil::remove_file_if_present(&copy.path, "trashed copy")?;

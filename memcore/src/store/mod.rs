@@ -44,10 +44,10 @@ pub use postgres::PostgresStore;
 pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
-    ArchivedRecord, ColdArchive, CompactRequest, CompactionReport, DEFAULT_HOT_CONTEXT_TURNS,
-    DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession, HotTier, HotTurn,
-    MAX_RECORD_ID_LEN, PurgeReport, RetainReport, RetainRequest, SessionEndReport,
-    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession,
+    HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest, RetainReport, RetainRequest,
+    SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
     SessionTurnRequest, TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind,
     TimelineListing, TimelineRequest,
 };
@@ -259,10 +259,10 @@ pub trait MemoryStore: Send + Sync + Debug {
         None
     }
 
-    /// Removes what the store still keeps of a memory deleted from it (its copies in the
-    /// trash, its kept versions), so that none of its text is left; returns how many copies
-    /// went. `reference` names its collection. A memory still live is an
-    /// [`Error::Conflict`]; history the store does not own (git commits) stays.
+    /// Removes the copies the store keeps of a memory besides the live one (its copies in the
+    /// trash, its kept versions), so that after a delete none of its text is left; returns
+    /// how many copies went. `reference` names its collection. History the store does not own
+    /// (git commits) stays.
     fn expunge(&self, reference: &MemoryRef) -> Result<usize> {
         let _ = reference;
         Err(Error::unsupported(

@@ -169,6 +169,29 @@ impl TextIndex {
         batch.commit()
     }
 
+    /// Leaves no file holding the words of deleted documents: the segments holding any are
+    /// rewritten without them, the reader moves to the new ones, and the old files are
+    /// removed (purge).
+    pub(crate) fn compact_deleted(&self) -> Result<()> {
+        let mut batch = self.batch()?;
+        batch.merge_deleted()?;
+        batch.commit()?;
+        self.collect_garbage()
+    }
+
+    /// Removes the files no commit uses any more (and no reader of this handle holds).
+    fn collect_garbage(&self) -> Result<()> {
+        let batch = self.batch()?;
+        guarded(&self.dir, || {
+            batch
+                .writer
+                .garbage_collect_files()
+                .wait()
+                .map(|_| ())
+                .map_err(|e| failed("removing unused full-text index files", e))
+        })
+    }
+
     /// Opens a writer session whose changes stay invisible until [`TextBatch::commit`] (and
     /// are discarded if the batch is dropped), so a caller can index while it writes the
     /// store and publish once the store write is durable. Other writers of this handle wait

@@ -563,3 +563,47 @@ fn summaries_are_searched_and_derived_titles_are_not_indexed_twice() {
     assert_eq!(scores.len(), 2, "{scores:?}");
     assert!((scores[0].1 - scores[1].1).abs() < 1e-4, "{scores:?}");
 }
+
+/// Whether any segment of `index` (deleted documents included) has `word` in the content
+/// field's term dictionary.
+fn holds_word(index: &TextIndex, word: &str) -> bool {
+    let mut analyzer = index.index.tokenizer_for_field(index.fields.content).expect("analyzer");
+    let mut stream = analyzer.token_stream(word);
+    let token = stream.next().expect("a token").text.clone();
+    let term = Term::from_field_text(index.fields.content, &token);
+    let searcher = index.reader.searcher();
+    searcher.segment_readers().iter().any(|segment| {
+        segment
+            .inverted_index(index.fields.content)
+            .expect("postings")
+            .doc_freq(&term)
+            .expect("freq")
+            > 0
+    })
+}
+
+/// After a delete the words stay in the segment files; compacting removes them, and the
+/// other documents stay searchable.
+#[test]
+fn compacting_leaves_no_segment_holding_deleted_words() {
+    let (dir, index) = open();
+    let secret = doc("Secret", "The word is xylophonequartz.", &[], None);
+    let kept = doc("Kept", "An ordinary note about knitting.", &[], None);
+    index.apply(&[secret.clone(), kept.clone()], &[]).expect("apply");
+    index.apply(&[], std::slice::from_ref(&secret.meta.key)).expect("delete");
+    assert!(keys(&index, "xylophonequartz", &DocFilter::default()).is_empty());
+    assert!(holds_word(&index, "xylophonequartz"), "a delete alone leaves the words");
+    let files_before = fs::read_dir(dir.path().join("text")).expect("list").count();
+    index.compact_deleted().expect("compact");
+    assert!(!holds_word(&index, "xylophonequartz"));
+    assert!(holds_word(&index, "knitting"));
+    assert_eq!(keys(&index, "knitting", &DocFilter::default()), vec![kept.meta.key.clone()]);
+    let files_after = fs::read_dir(dir.path().join("text")).expect("list").count();
+    assert!(
+        files_after <= files_before,
+        "old segment files removed: {files_before} -> {files_after}"
+    );
+    // Reopened from disk: the same.
+    let reopened = TextIndex::open(&dir.path().join("text")).expect("reopen");
+    assert!(!holds_word(&reopened, "xylophonequartz"));
+}

@@ -90,6 +90,29 @@ pub(crate) struct TextBatch<'a> {
 }
 
 impl TextBatch<'_> {
+    /// Rewrites the segments holding deleted documents without them (committing the merge),
+    /// so that after [`TextIndex::collect_garbage`] no file keeps a deleted memory's words.
+    pub(crate) fn merge_deleted(&mut self) -> Result<()> {
+        let writer = &mut self.writer;
+        guarded(&self.index.dir, || {
+            let with_deletes: Vec<_> = writer
+                .index()
+                .searchable_segment_metas()
+                .map_err(|e| failed("compacting the full-text index", e))?
+                .into_iter()
+                .filter(|meta| meta.num_deleted_docs() > 0)
+                .map(|meta| meta.id())
+                .collect();
+            if !with_deletes.is_empty() {
+                writer
+                    .merge(&with_deletes)
+                    .wait()
+                    .map_err(|e| failed("compacting the full-text index", e))?;
+            }
+            Ok(())
+        })
+    }
+
     /// Adds changes: each upsert replaces the document with the same key (or adds it), each
     /// delete removes the document with that key (absent keys are ignored). Deletes go first,
     /// so a key in both lists ends up upserted; of two upserts with one key the last wins,

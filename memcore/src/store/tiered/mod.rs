@@ -2,6 +2,7 @@
 //! indexed store) and cold ([`ColdArchive`]: compressed, append-only, searchable by full
 //! text), and the timeline of sessions, composed by [`TieredStore`].
 
+mod audit;
 mod cold;
 pub(crate) mod compaction;
 mod hot;
@@ -10,6 +11,7 @@ mod requests;
 mod store;
 mod timeline;
 
+pub use audit::AuditLog;
 pub use cold::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
@@ -19,9 +21,9 @@ pub use hot::{
 };
 pub(crate) use hot::{as_messages, not_live};
 pub use requests::{
-    CompactRequest, CompactionReport, DigestStep, RetainReport, RetainRequest, SessionEndReport,
-    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
-    SessionTurnRequest, TimelineListing, TimelineRequest,
+    AuditRecord, CompactRequest, CompactionReport, DigestStep, PurgeRequest, RetainReport,
+    RetainRequest, SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest,
+    SessionStartRequest, SessionTurnRequest, TimelineListing, TimelineRequest,
 };
 pub use store::{TieredStore, Tiers};
 pub use timeline::{Timeline, TimelineEntry, TimelineFilter, TimelineKind};

@@ -244,3 +244,61 @@ pub struct RetainReport {
     /// The memories now pinned (importance 1.0).
     pub pinned: Vec<MemoryRef>,
 }
+
+/// Removes a memory, or a session, from every tier for good ([`crate::Memcore::purge`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[non_exhaustive]
+pub struct PurgeRequest {
+    /// The memory: `collection/id`.
+    #[serde(rename = "ref")]
+    pub reference: Option<MemoryRef>,
+    /// A session: its turns, its warm memories, its timeline entry.
+    pub session: Option<String>,
+    /// Why (required; it goes in the audit log).
+    pub reason: String,
+    /// Who asks (for the audit log).
+    pub by: Option<String>,
+    /// Purge pinned memories and live sessions too.
+    pub force: bool,
+}
+
+impl PurgeRequest {
+    /// Purges the memory `reference` because of `reason`.
+    pub fn memory(reference: MemoryRef, reason: impl Into<String>) -> Self {
+        Self { reference: Some(reference), reason: reason.into(), ..Self::default() }
+    }
+
+    /// Purges the session `session` because of `reason`.
+    pub fn session(session: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { session: Some(session.into()), reason: reason.into(), ..Self::default() }
+    }
+}
+
+/// One purge, as the audit log keeps it and [`crate::Memcore::purge`] returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct AuditRecord {
+    /// When.
+    pub at: Timestamp,
+    /// Who asked, if they said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// What: `memory collection/id` or `session <id>`.
+    pub target: String,
+    /// Why.
+    pub reason: String,
+    /// Whether pinned memories or a live session were purged on `force`.
+    pub forced: bool,
+    /// The warm memories removed.
+    pub warm: Vec<MemoryRef>,
+    /// Trashed copies and kept versions removed.
+    pub copies: usize,
+    /// Records removed from the cold tier (turns, demoted memories).
+    pub cold: usize,
+    /// Digests rebuilt without the purged memories (or removed, when nothing else was in
+    /// them).
+    pub digests: Vec<MemoryRef>,
+    /// Timeline entries removed.
+    pub timeline: usize,
+}

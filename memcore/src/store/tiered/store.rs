@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{ColdArchive, HotTier, Timeline};
+use super::{AuditLog, ColdArchive, HotTier, Timeline};
 use crate::config::TieredConfig;
 use crate::session::ExtractiveSummarizer;
 use crate::store::{
@@ -28,6 +28,7 @@ pub struct Tiers {
     hot: HotTier,
     cold: ColdArchive,
     timeline: Timeline,
+    audit: AuditLog,
 }
 
 impl Tiers {
@@ -43,7 +44,8 @@ impl Tiers {
             .with_summarizer(Arc::new(ExtractiveSummarizer), settings.hot_summary_tokens);
         let cold = ColdArchive::open(dir.join("cold"), lock_timeout)?;
         let timeline = Timeline::open(dir.join("timeline.jsonl"), lock_timeout);
-        Ok(Self { dir, settings: settings.clone(), hot, cold, timeline })
+        let audit = AuditLog::open(dir.join("audit.jsonl"), lock_timeout);
+        Ok(Self { dir, settings: settings.clone(), hot, cold, timeline, audit })
     }
 
     /// Where the tiers are.
@@ -69,6 +71,11 @@ impl Tiers {
     /// The timeline of sessions and events.
     pub fn timeline(&self) -> &Timeline {
         &self.timeline
+    }
+
+    /// The purge audit log.
+    pub fn audit(&self) -> &AuditLog {
+        &self.audit
     }
 }
 

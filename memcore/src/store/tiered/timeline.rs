@@ -186,6 +186,32 @@ impl Timeline {
         Ok(entry)
     }
 
+    /// Removes the entries of session `session_id` (purge), rewriting the file atomically
+    /// under the writers' lock; returns how many went. Unreadable lines are kept.
+    pub fn remove_session(&self, session_id: &str) -> Result<usize> {
+        let _guard = self.lock.acquire()?;
+        let text = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(Error::io(format!("reading {}", self.path.display()), e)),
+        };
+        let mut kept = Vec::with_capacity(text.len());
+        let mut removed = 0;
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            let theirs = serde_json::from_slice::<TimelineEntry>(line.trim_ascii_end())
+                .is_ok_and(|entry| entry.session_id.as_deref() == Some(session_id));
+            if theirs {
+                removed += 1;
+            } else {
+                kept.extend_from_slice(line);
+            }
+        }
+        if removed > 0 {
+            crate::store::fsutil::write_atomic(&self.path, &kept)?;
+        }
+        Ok(removed)
+    }
+
     /// The entries `filter` admits, oldest first, and how many lines could not be read
     /// (a torn last line, or a line edited by hand).
     pub fn entries(&self, filter: &TimelineFilter) -> Result<(Vec<TimelineEntry>, usize)> {
