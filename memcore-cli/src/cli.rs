@@ -163,6 +163,9 @@ pub(crate) enum Command {
     Compact(CompactArgs),
     /// Pin a memory, or an ended session's summary and notes, so compaction leaves them warm
     Retain(RetainArgs),
+    /// Remove a memory or a session from every tier and index of a tiered store for good,
+    /// with a reason for the audit log
+    Purge(PurgeArgs),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -760,6 +763,26 @@ pub(crate) struct RetainArgs {
     /// An ended session: pin its summary and its agents' notes
     #[arg(long, value_name = "ID")]
     pub(crate) session: Option<String>,
+}
+
+/// `purge`.
+#[derive(Debug, Args)]
+pub(crate) struct PurgeArgs {
+    /// The memory: collection/id
+    #[arg(value_name = "REF", required_unless_present = "session", conflicts_with = "session")]
+    pub(crate) reference: Option<String>,
+    /// A session: its turns, warm memories and timeline entry
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
+    /// Why (kept in the audit log)
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) reason: String,
+    /// Who asks (kept in the audit log)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) by: Option<String>,
+    /// Purge pinned memories and live sessions too
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// `timeline`.

@@ -945,6 +945,29 @@ impl PyMemcore {
         self.call_record(py, "retain", request, "RetainReport")
     }
 
+    /// Purges the memory `id` (`collection/id`, or with `collection=`), or with `session=` a
+    /// session, from every tier and index of a tiered store for good, and returns the
+    /// `AuditRecord` the audit log keeps. `reason` is required; `by` says who asks; pinned
+    /// memories and live sessions raise `ConflictError` unless `force=True`.
+    #[pyo3(signature = (id=None, *, reason, collection=None, session=None, by=None, force=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn purge(
+        &self,
+        py: Python<'_>,
+        id: Option<&str>,
+        reason: &str,
+        collection: Option<&str>,
+        session: Option<&str>,
+        by: Option<&str>,
+        force: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let reference = id.map(|id| reference(py, id, collection)).transpose()?;
+        let fields = json!({
+            "ref": reference, "session": session, "reason": reason, "by": by, "force": force,
+        });
+        self.call_record(py, "purge", request(None, fields)?, "AuditRecord")
+    }
+
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
     /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that

@@ -255,6 +255,7 @@ pub(crate) const KINDS: &[Kind] = &[
         Some("digests"),
     ),
     kind::<memcore::RetainReport>("RetainReport", &["pinned"], None),
+    kind::<memcore::AuditRecord>("AuditRecord", &["target", "at", "warm", "cold"], None),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

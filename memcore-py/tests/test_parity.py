@@ -118,6 +118,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "timeline": lambda s, r: s.timeline(**r),
     "compact": lambda s, r: s.compact(**r),
     "retain": lambda s, r: s.retain(r.get("ref"), session=r.get("session")),
+    "purge": lambda s, r: s.purge(r.get("ref"), **{k: v for k, v in r.items() if k != "ref"}),
 }
 
 

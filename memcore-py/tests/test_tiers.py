@@ -94,3 +94,19 @@ def test_compaction_folds_old_memories_into_digests(tiered: memcore.Memcore) -> 
         tiered.retain()
     with pytest.raises(memcore.NotFoundError):
         tiered.retain(session="never-ran")
+
+
+def test_purge_removes_a_memory_for_good_with_an_audit_record(tiered: memcore.Memcore) -> None:
+    tiered.put("The vault code is qwzxplmkj.", collection="notes", id="vault")
+    tiered.retain("notes/vault")
+    with pytest.raises(memcore.ConflictError):
+        tiered.purge("notes/vault", reason="erasure request")
+    with pytest.raises(memcore.ValidationError):
+        tiered.purge("notes/vault", reason=" ")
+    record = tiered.purge("notes/vault", reason="erasure request", by="dpo", force=True)
+    assert isinstance(record, memcore.AuditRecord)
+    assert record.target == "memory notes/vault" and record.forced and record.by == "dpo"
+    assert record.warm == ("notes/vault",)
+    with pytest.raises(memcore.NotFoundError):
+        tiered.get("notes/vault")
+    assert len(tiered.search("qwzxplmkj", mode="text")) == 0

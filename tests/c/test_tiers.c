@@ -95,6 +95,19 @@ TEST(compaction_demotes_old_memories_and_spares_pinned_ones) {
   CHECK_CONTAINS(json, "sanitizers");
   memcore_string_free(json);
   CHECK(call_fails(mc, "retain", "{}", MEMCORE_STATUS_INVALID_ARGUMENT));
+
+  /* Purge: the pinned memory needs force; the record says what went. */
+  CHECK(call_fails(mc, "purge", "{\"ref\": \"notes/valgrind\", \"reason\": \"test\"}",
+                   MEMCORE_STATUS_CONFLICT));
+  CHECK(call_fails(mc, "purge", "{\"ref\": \"notes/valgrind\", \"reason\": \"\"}",
+                   MEMCORE_STATUS_INVALID_ARGUMENT));
+  json = call_ok(mc, "purge",
+                 "{\"ref\": \"notes/valgrind\", \"reason\": \"test\", \"by\": \"c\", \"force\": true}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"target\":\"memory notes/valgrind\"");
+  CHECK_CONTAINS(json, "\"forced\":true");
+  memcore_string_free(json);
+  CHECK(call_fails(mc, "get", "{\"ref\": \"notes/valgrind\"}", MEMCORE_STATUS_NOT_FOUND));
 }
 
 TEST(a_file_store_has_no_live_sessions) {

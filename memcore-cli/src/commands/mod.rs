@@ -60,6 +60,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Timeline(args) => tiers::timeline(&open(global, out)?, args, out),
         Command::Compact(args) => tiers::compact(&open(global, out)?, args, out),
         Command::Retain(args) => tiers::retain(&open(global, out)?, args, out),
+        Command::Purge(args) => tiers::purge(&open(global, out)?, args, out),
         Command::Hook(command) => hook::command(global, command, out),
         Command::Mcp(args) => {
             let tools = crate::mcp::Catalogue::select(&args.tools)?;

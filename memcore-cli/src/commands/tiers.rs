@@ -1,16 +1,16 @@
-//! `session start|turn|note|live|end`, `timeline`, `compact` and `retain`: live sessions,
-//! compaction and pinning of a tiered store.
+//! `session start|turn|note|live|end`, `timeline`, `compact`, `retain` and `purge`: live
+//! sessions, compaction, pinning and purging of a tiered store.
 
 use std::path::Path;
 
 use memcore::session::{
     SessionEndRequest, SessionNoteRequest, SessionStartRequest, SessionTurnRequest,
 };
-use memcore::{CompactRequest, HotSession, Memcore, RetainRequest, TimelineRequest};
+use memcore::{CompactRequest, HotSession, Memcore, PurgeRequest, RetainRequest, TimelineRequest};
 
 use crate::cli::{
-    CompactArgs, RetainArgs, SessionEndArgs, SessionNoteArgs, SessionStartArgs, SessionTurnArgs,
-    TimelineArgs,
+    CompactArgs, PurgeArgs, RetainArgs, SessionEndArgs, SessionNoteArgs, SessionStartArgs,
+    SessionTurnArgs, TimelineArgs,
 };
 use crate::failure::Failure;
 use crate::input;
@@ -223,4 +223,28 @@ pub(super) fn retain(memcore: &Memcore, args: RetainArgs, out: &mut Output) -> R
     }
     let pinned: Vec<String> = report.pinned.iter().map(ToString::to_string).collect();
     out.confirm(&format!("pinned {}", pinned.join(", ")))
+}
+
+/// `purge REF --reason R` or `purge --session ID --reason R`.
+pub(super) fn purge(memcore: &Memcore, args: PurgeArgs, out: &mut Output) -> Result<(), Failure> {
+    let mut request = match (args.reference, args.session) {
+        (Some(reference), _) => PurgeRequest::memory(reference.parse()?, args.reason),
+        (None, session) => PurgeRequest::session(session.unwrap_or_default(), args.reason),
+    };
+    request.by = args.by;
+    request.force = args.force;
+    let record = memcore.purge(&request)?;
+    if out.json() {
+        return out.print_json(&record);
+    }
+    out.confirm(&format!(
+        "purged {}: {} warm memories, {} copies, {} cold records, {} digests rebuilt, {} \
+         timeline entries (recorded in the audit log)",
+        record.target,
+        record.warm.len(),
+        record.copies,
+        record.cold,
+        record.digests.len(),
+        record.timeline
+    ))
 }

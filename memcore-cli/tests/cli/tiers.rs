@@ -115,3 +115,27 @@ fn compact_and_retain_from_the_command_line() {
     let error = sandbox.rejected(&tiered(&["retain", "--session", "never-ran"]), "", 1);
     assert_eq!(error["category"], "NOT_FOUND");
 }
+
+#[test]
+fn purge_removes_a_session_and_is_audited() {
+    let sandbox = Sandbox::new();
+    sandbox.run(&tiered(&["session", "start", "oops-1"])).assert().success();
+    sandbox
+        .run(&tiered(&["session", "turn", "oops-1", "user", "token zqxjwvbkpl"]))
+        .assert()
+        .success();
+    sandbox.run(&tiered(&["session", "end", "oops-1"])).assert().success();
+    let error =
+        sandbox.rejected(&tiered(&["purge", "--session", "oops-1", "--reason", " "]), "", 3);
+    assert_eq!(error["category"], "VALIDATION");
+    sandbox
+        .run(&tiered(&["purge", "--session", "oops-1", "--reason", "leaked token", "--by", "ops"]))
+        .assert()
+        .success()
+        .stdout(contains("purged session oops-1").and(contains("1 cold records")));
+    sandbox.run(&tiered(&["get", "sessions/oops-1"])).assert().code(1);
+    let audit =
+        std::fs::read_to_string(sandbox.store().join(".memcore/tiers/audit.jsonl")).unwrap();
+    assert!(audit.contains("\"reason\":\"leaked token\"") && audit.contains("\"by\":\"ops\""));
+    assert!(!audit.contains("zqxjwvbkpl"), "the audit log names, never quotes");
+}

@@ -133,6 +133,7 @@ __all__ = [
     "DigestStep",
     "CompactionReport",
     "RetainReport",
+    "AuditRecord",
     "Memcore",
     "open",
     "operations",
@@ -1349,6 +1350,32 @@ class RetainReport(Record):
     def pinned(self) -> tuple[str, ...]: ...
 
 @final
+class AuditRecord(Record):
+    """One purge, as the audit log keeps it."""
+
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def by(self) -> str | None: ...
+    @property
+    def target(self) -> str:
+        """`memory collection/id` or `session <id>`."""
+    @property
+    def reason(self) -> str: ...
+    @property
+    def forced(self) -> bool: ...
+    @property
+    def warm(self) -> tuple[str, ...]: ...
+    @property
+    def copies(self) -> int: ...
+    @property
+    def cold(self) -> int: ...
+    @property
+    def digests(self) -> tuple[str, ...]: ...
+    @property
+    def timeline(self) -> int: ...
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -1654,6 +1681,17 @@ class Memcore:
         self, id: str | None = None, *, collection: str | None = None, session: str | None = None
     ) -> RetainReport:
         """Pins a memory, or an ended session's summary and notes."""
+    def purge(
+        self,
+        id: str | None = None,
+        *,
+        reason: str,
+        collection: str | None = None,
+        session: str | None = None,
+        by: str | None = None,
+        force: bool = False,
+    ) -> AuditRecord:
+        """Purges a memory or a session from every tier, with an audit record."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:

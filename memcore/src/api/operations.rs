@@ -22,9 +22,10 @@ use crate::session::{
     SessionTurnRequest,
 };
 use crate::{
-    CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing, Memcore,
-    NotesMergeReport, Query, ReindexReport, RepairReport, Result, RetainReport, RetainRequest,
-    SearchResults, Stats, SyncReport, TimelineListing, TimelineRequest, TrashEntry, VerifyReport,
+    AuditRecord, CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing,
+    Memcore, NotesMergeReport, PurgeRequest, Query, ReindexReport, RepairReport, Result,
+    RetainReport, RetainRequest, SearchResults, Stats, SyncReport, TimelineListing,
+    TimelineRequest, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -72,6 +73,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<TimelineOp>(),
     OperationEntry::of::<Compact>(),
     OperationEntry::of::<Retain>(),
+    OperationEntry::of::<Purge>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -458,4 +460,13 @@ operation! {
     "Pin a memory, or an ended session's summary and notes (importance 1.0): compaction \
      leaves them warm",
     |memcore, request: RetainRequest| -> RetainReport { memcore.retain(&request) }
+}
+
+operation! {
+    /// `purge`: [`Memcore::purge`].
+    Purge = "purge" (writes),
+    "Remove a memory or a session from every tier and index of a tiered store for good (its \
+     digests rebuilt, its timeline entry removed), with a reason for the audit log; pinned \
+     memories and live sessions need force",
+    |memcore, request: PurgeRequest| -> AuditRecord { memcore.purge(&request) }
 }
