@@ -1,6 +1,7 @@
 //! Compaction and pinning of a tiered store: memories past the warm window fold into one
 //! digest per collection and quarter and move to the cold tier; pinned ones stay; a dry run
-//! changes nothing; an interrupted compaction resumes without loss or double folding.
+//! changes nothing; a failed compaction changes nothing; a purge that fails while rebuilding
+//! a digest is finished by running it again.
 
 // Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
@@ -17,7 +18,7 @@ use memcore::session::{
 };
 use memcore::{
     ArchivedKind, Backend, Category, CompactRequest, Config, EmbeddingConfig, Error, Memcore,
-    NewMemory, Query, RetainRequest, SearchMode, TieredConfig, Timestamp,
+    NewMemory, PurgeRequest, Query, RetainRequest, SearchMode, TieredConfig, Timestamp,
 };
 
 fn at(text: &str) -> Timestamp {
@@ -210,7 +211,7 @@ impl Summarizer for Flaky {
 }
 
 #[test]
-fn an_interrupted_compaction_resumes_without_loss_or_double_folding() {
+fn a_failed_compaction_changes_nothing_and_the_rerun_folds_each_once() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = open(dir.path());
     let long = "The archive format keeps frames of JSON lines compressed with zstd. ".repeat(40);
@@ -227,7 +228,7 @@ fn an_interrupted_compaction_resumes_without_loss_or_double_folding() {
     memcore.set_summarizer(Some(flaky.clone()));
     let err = memcore.compact(&CompactRequest::new()).unwrap_err();
     assert_eq!(err.category(), Category::Callback, "{err}");
-    assert_eq!(cold_memories(&memcore).len(), 3, "archived before the summary failed");
+    assert!(cold_memories(&memcore).is_empty(), "the digest is made before anything is written");
     assert!(memcore.get("design/part-0").is_ok(), "nothing left the warm tier");
     assert!(memcore.get("design/digest-2025-q2").is_err());
 
@@ -279,4 +280,40 @@ fn compacting_an_empty_or_untiered_store() {
     let file_store = Memcore::builder().path(plain.path()).config(config).open().unwrap();
     let err = file_store.compact(&CompactRequest::new()).unwrap_err();
     assert_eq!(err.category(), Category::Unsupported);
+}
+
+#[test]
+fn a_purge_that_fails_midway_is_finished_by_running_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    let long = "Frames of JSON lines are compressed with zstd at level nine. ".repeat(40);
+    for n in 0..3 {
+        let created = format!("2025-05-0{}T00:00:00Z", n + 1);
+        put(
+            &memcore,
+            "design",
+            &format!("part-{n}"),
+            &format!("Part {n} qplmzk{n}. {long}"),
+            &created,
+        );
+    }
+    memcore.compact(&CompactRequest::new()).unwrap();
+    let flaky = Arc::new(Flaky { failing: AtomicBool::new(true) });
+    memcore.set_summarizer(Some(flaky.clone()));
+    let purge = PurgeRequest::memory("design/part-0".parse().unwrap(), "test");
+    // The digest cannot be rebuilt: the purge stops after the warm step.
+    assert_eq!(memcore.purge(&purge).unwrap_err().category(), Category::Callback);
+    let intent = dir.path().join(".memcore/tiers/purge-intent.json");
+    assert!(intent.exists(), "what must go is written down");
+    let other = PurgeRequest::memory("design/part-1".parse().unwrap(), "test");
+    assert_eq!(memcore.purge(&other).unwrap_err().category(), Category::Conflict);
+
+    flaky.failing.store(false, Ordering::SeqCst);
+    let record = memcore.purge(&purge).unwrap();
+    assert_eq!((record.cold, record.digests.len()), (1, 1));
+    assert!(!intent.exists());
+    let digest = memcore.get("design/digest-2025-q2").unwrap();
+    assert!(!digest.content.contains("qplmzk0") && digest.content.contains("qplmzk1"));
+    assert!(cold_memories(&memcore).iter().all(|id| !id.starts_with("design/part-0@")));
+    assert_eq!(memcore.tiers().unwrap().audit().records().unwrap().0.len(), 1);
 }

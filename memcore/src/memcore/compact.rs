@@ -6,10 +6,10 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use super::Memcore;
-use super::tiers::SESSIONS_COLLECTION;
+use super::tiers::{SESSIONS_COLLECTION, is_session_memory};
 use crate::session::condense;
 use crate::store::tiered::compaction::{
-    DIGEST_TOKENS, Group, cold_id, digest, folded, plan, summary_input,
+    DIGEST_TOKENS, Group, cold_id, digest, folded, is_digest, plan, summary_input,
 };
 use crate::store::{
     ArchivedRecord, CompactRequest, CompactionReport, DigestStep, PutMode, RetainReport,
@@ -47,8 +47,16 @@ impl Memcore {
     pub fn compact(&self, request: &CompactRequest) -> Result<CompactionReport> {
         let tiers = self.tiers_for("compacting")?;
         let now = request.now.unwrap_or_else(|| self.now());
-        let window = chrono::Duration::days(i64::from(tiers.settings().warm_window_days));
-        let cutoff = now - window;
+        let days = tiers.settings().warm_window_days;
+        let cutoff = chrono::Duration::try_days(i64::from(days))
+            .and_then(|window| now.checked_sub_signed(window))
+            .ok_or_else(|| {
+                Error::validation(
+                    format!("tiered.warm_window_days {days} reaches before the year 0"),
+                    "set a window of days to years, e.g. 120",
+                )
+            })?;
+        let _maintenance = tiers.maintenance()?;
         let (groups, pinned) = plan(self.warm_memories(None)?, cutoff);
         let mut report = CompactionReport {
             dry_run: request.dry_run,
@@ -59,6 +67,12 @@ impl Memcore {
         };
         for group in &groups {
             let existing = self.existing(&group.digest)?;
+            if let Some(other) = existing.as_ref().filter(|memory| !is_digest(memory)) {
+                return Err(Error::conflict(
+                    format!("{} is not a digest compaction wrote", other.reference()),
+                    "rename or move that memory: compaction writes its digests under that id",
+                ));
+            }
             let already = existing.as_ref().map(folded).unwrap_or_default();
             let fresh: Vec<&Memory> = group
                 .members
@@ -81,6 +95,7 @@ impl Memcore {
     }
 
     /// Carries out one digest of a compaction; returns how many memories left the warm tier.
+    /// The digest is made (and checked against the limits) before anything is written.
     fn demote(
         &self,
         tiers: &Tiers,
@@ -88,6 +103,16 @@ impl Memcore {
         existing: Option<&Memory>,
         fresh: &[&Memory],
     ) -> Result<usize> {
+        let updated = if fresh.is_empty() {
+            None
+        } else {
+            let summarizer = self.summarizer_or_default();
+            let input = summary_input(existing, fresh);
+            let summary = condense(summarizer.as_ref(), input, DIGEST_TOKENS)?;
+            let digest = digest(group, existing, fresh, &summary);
+            self.complete(digest.clone(), self.now())?;
+            Some(digest)
+        };
         let records = group.members.iter().map(|memory| {
             let mut record = ArchivedRecord::of_memory(Memory::clone(memory));
             record.id = cold_id(memory);
@@ -95,13 +120,8 @@ impl Memcore {
             record
         });
         tiers.cold().archive(records.collect())?;
-        if !fresh.is_empty() {
-            let summary = condense(
-                self.summarizer_or_default().as_ref(),
-                summary_input(existing, fresh),
-                DIGEST_TOKENS,
-            )?;
-            self.put_with(digest(group, existing, fresh, &summary), PutMode::Upsert)?;
+        if let Some(digest) = updated {
+            self.put_with(digest, PutMode::Upsert)?;
         }
         let mut demoted = 0;
         for memory in &group.members {
@@ -116,6 +136,14 @@ impl Memcore {
             }
             self.indexed.store().expunge(&reference)?;
             demoted += 1;
+        }
+        // Sources an earlier run deleted but did not get to expunge (it stopped in between).
+        for source in existing.map(|digest| digest.related_to.as_slice()).unwrap_or_default() {
+            if let Ok(reference) = source.parse::<MemoryRef>()
+                && self.existing(&reference)?.is_none()
+            {
+                self.indexed.store().expunge(&reference)?;
+            }
         }
         Ok(demoted)
     }
@@ -147,14 +175,14 @@ impl Memcore {
     fn session_memories(&self, session: &str) -> Result<Vec<MemoryRef>> {
         let summary: MemoryRef = format!("{SESSIONS_COLLECTION}/{session}").parse()?;
         self.get(&summary)?;
-        let prefix = format!("{session}:");
         let collection: Collection = SESSIONS_COLLECTION.parse()?;
-        let mut found = vec![summary];
+        let mut found = Vec::new();
         for memory in self.warm_memories(Some(&collection))? {
-            if memory.id.as_str().starts_with(&prefix) {
+            if is_session_memory(&memory, session) {
                 found.push(memory.reference());
             }
         }
+        found.sort();
         Ok(found)
     }
 

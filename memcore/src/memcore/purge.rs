@@ -6,11 +6,11 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use super::Memcore;
-use super::tiers::SESSIONS_COLLECTION;
+use super::tiers::{SESSIONS_COLLECTION, is_session_memory};
 use crate::decay::is_pinned;
 use crate::session::condense;
 use crate::session::registry::check_name;
-use crate::store::tiered::compaction::{DIGEST_KIND, DIGEST_TOKENS, Group, digest, summary_input};
+use crate::store::tiered::compaction::{DIGEST_TOKENS, Group, digest, is_digest, summary_input};
 use crate::store::{ArchivedRecord, AuditRecord, PurgeRequest, Tiers};
 use crate::{Error, Memory, MemoryRef, PutMode, Result};
 
@@ -20,21 +20,34 @@ impl Memcore {
     ///
     /// - the warm memories (a session's summary and its agents' notes), with their trashed
     ///   copies and kept versions, and their entries in every index (the full-text index's
-    ///   segments holding them are rewritten, so no index file keeps their words);
+    ///   segments holding them are rewritten, so no index file keeps their words; the vector
+    ///   index, which holds no text, drops their vectors from its live set, and from its log
+    ///   at its next compaction);
     /// - every cold record of them: demoted copies, and a session's turns (segments
     ///   rewritten);
     /// - digests that folded them in are rebuilt from their other originals (removed if none
     ///   is left);
     /// - a session's timeline entries; a live session is dropped.
     ///
-    /// A pinned memory or a live session is an [`Error::Conflict`] unless `force`; a blank
-    /// reason an [`Error::Validation`]. Running it again after a failure finishes the job.
+    /// A pinned memory or a live session (here or in another process) is an
+    /// [`Error::Conflict`] unless `force`; a blank reason, or a memory named without its
+    /// collection, an [`Error::Validation`]. What must go is written down before anything
+    /// changes (`purge-intent.json`), so a purge that failed is finished by running it again
+    /// (until then, other purges are refused). Compactions and purges wait for each other.
     /// History in git commits (a store in a git work tree) is not rewritten.
     pub fn purge(&self, request: &PurgeRequest) -> Result<AuditRecord> {
         let tiers = self.tiers_for("purging")?;
         check_purge(request)?;
         let (target, session) = match (&request.reference, &request.session) {
-            (Some(reference), None) => (format!("memory {reference}"), None),
+            (Some(reference), None) if reference.collection().is_some() => {
+                (format!("memory {reference}"), None)
+            }
+            (Some(reference), None) => {
+                return Err(Error::validation(
+                    format!("purging {reference} needs its collection"),
+                    "name the memory as collection/id (a purge must be exact)",
+                ));
+            }
             (None, Some(session)) => {
                 check_name("session id", session)?;
                 (format!("session {session}"), Some(session.as_str()))
@@ -46,26 +59,40 @@ impl Memcore {
                 ));
             }
         };
+        let _maintenance = tiers.maintenance()?;
+        let intent_path = tiers.dir().join(INTENT_FILE);
+        let prior = read_intent(&intent_path, &target)?;
         let cold = self.cold_records(tiers, request.reference.as_ref(), session)?;
-        let refs = self.purged_refs(request.reference.as_ref(), session, &cold)?;
-        let live = session.is_some_and(|s| tiers.hot().get(s).is_some());
-        let pinned: Vec<&MemoryRef> = refs
-            .iter()
-            .filter(|r| self.existing(r).ok().flatten().is_some_and(|m| is_pinned(&m)))
-            .collect();
-        if !request.force && (live || !pinned.is_empty()) {
-            let what = if live {
-                "the session is live".to_owned()
-            } else {
-                format!("{} is pinned", pinned[0])
+        let mut refs: BTreeSet<MemoryRef> =
+            self.purged_refs(request.reference.as_ref(), session, &cold)?.into_iter().collect();
+        refs.extend(prior.iter().flat_map(|p| p.refs.iter().cloned()));
+        let live = session.is_some_and(|s| tiers.hot().is_live(s));
+        let mut pinned = None;
+        for reference in &refs {
+            if self.existing(reference)?.is_some_and(|m| is_pinned(&m)) {
+                pinned = Some(reference.clone());
+                break;
+            }
+        }
+        let forced = live || pinned.is_some() || prior.as_ref().is_some_and(|p| p.forced);
+        if !request.force && (live || pinned.is_some()) {
+            let what = match &pinned {
+                Some(reference) if !live => format!("{reference} is pinned"),
+                _ => "the session is live".to_owned(),
             };
             return Err(Error::conflict(
                 format!("not purging {target}: {what}"),
                 "end the session or unpin the memory first, or purge with `force` (audited)",
             ));
         }
-        if let Some(session) = session.filter(|_| live) {
-            tiers.hot().end(session)?;
+        // What must go is written down first: a purge that stops part-way resumes from it.
+        let mut digests = self.digests_holding(&refs)?;
+        digests.extend(prior.iter().flat_map(|p| p.digests.iter().cloned()));
+        let intent = PurgeIntent { target: target.clone(), forced, refs: refs.clone(), digests };
+        write_intent(&intent_path, &intent)?;
+
+        if let Some(session) = session {
+            tiers.hot().discard(session)?;
         }
         let mut warm = Vec::new();
         let mut copies = 0;
@@ -77,9 +104,9 @@ impl Memcore {
             }
             copies += self.indexed.store().expunge(reference)?;
         }
+        let rebuilt = self.rebuild_digests(tiers, &intent, &mut copies)?;
         let ids: Vec<String> = cold.iter().map(|record| record.id.clone()).collect();
         let purged_cold = tiers.cold().purge(&ids)?.purged;
-        let digests = self.rebuild_digests(tiers, &refs, &mut copies)?;
         let timeline = match session {
             Some(session) => tiers.timeline().remove_session(session)?,
             None => 0,
@@ -90,14 +117,15 @@ impl Memcore {
             by: request.by.clone(),
             target,
             reason: request.reason.trim().to_owned(),
-            forced: request.force && (live || !pinned.is_empty()),
+            forced,
             warm,
             copies,
             cold: purged_cold,
-            digests,
+            digests: rebuilt,
             timeline,
         };
         tiers.audit().append(&record)?;
+        crate::store::fsutil::remove_file_if_present(&intent_path, "purge intent")?;
         Ok(record)
     }
 
@@ -135,16 +163,13 @@ impl Memcore {
         cold: &[ArchivedRecord],
     ) -> Result<Vec<MemoryRef>> {
         let mut refs = BTreeSet::new();
-        if let Some(reference) = reference {
-            // A bare id names the memory in whichever collection holds it.
-            refs.insert(
-                self.existing(reference)?.map_or_else(|| reference.clone(), |m| m.reference()),
-            );
-        }
+        refs.extend(reference.cloned());
         if let Some(session) = session {
+            // Its summary, even if gone from the warm tier: its trashed copies go too.
+            refs.insert(format!("{SESSIONS_COLLECTION}/{session}").parse()?);
             let collection = SESSIONS_COLLECTION.parse()?;
             for memory in self.warm_memories(Some(&collection))? {
-                if session_memory(&memory, session) {
+                if is_session_memory(&memory, session) {
                     refs.insert(memory.reference());
                 }
             }
@@ -153,41 +178,50 @@ impl Memcore {
         Ok(refs.into_iter().collect())
     }
 
-    /// Rebuilds every warm digest that folded in one of `purged` from its other originals
-    /// (or removes it when none is left), dropping its old versions; returns the digests.
+    /// The warm digests that folded in one of `refs`.
+    fn digests_holding(&self, refs: &BTreeSet<MemoryRef>) -> Result<BTreeSet<MemoryRef>> {
+        let names: BTreeSet<String> = refs.iter().map(ToString::to_string).collect();
+        Ok(self
+            .warm_memories(None)?
+            .iter()
+            .filter(|m| is_digest(m) && m.related_to.iter().any(|r| names.contains(r)))
+            .map(|m| m.reference())
+            .collect())
+    }
+
+    /// Rebuilds each digest of the intent from its other originals (or removes it when none
+    /// is left), and expunges its old versions; returns the digests.
     fn rebuild_digests(
         &self,
         tiers: &Tiers,
-        purged: &[MemoryRef],
+        intent: &PurgeIntent,
         copies: &mut usize,
     ) -> Result<Vec<MemoryRef>> {
-        let purged: BTreeSet<String> = purged.iter().map(ToString::to_string).collect();
-        let mut rebuilt = Vec::new();
-        for digest_memory in self.warm_memories(None)? {
-            let holds = digest_memory.related_to.iter().any(|r| purged.contains(r));
-            if digest_memory.kind.as_deref() != Some(DIGEST_KIND) || !holds {
+        let purged: BTreeSet<String> = intent.refs.iter().map(ToString::to_string).collect();
+        for reference in &intent.digests {
+            let Some(digest_memory) = self.existing(reference)?.filter(is_digest) else {
+                // Removed by an earlier run that stopped before expunging it.
+                *copies += self.indexed.store().expunge(reference)?;
                 continue;
+            };
+            if digest_memory.related_to.iter().any(|r| purged.contains(r)) {
+                let members = self.digest_members(tiers, &digest_memory, &purged)?;
+                if members.is_empty() {
+                    self.indexed.delete(reference, self.now())?;
+                } else {
+                    let id = reference.id().as_str();
+                    let period = id.strip_prefix("digest-").unwrap_or_default().to_owned();
+                    let group = Group { digest: reference.clone(), period, members };
+                    let fresh: Vec<&Memory> = group.members.iter().map(AsRef::as_ref).collect();
+                    let summarizer = self.summarizer_or_default();
+                    let input = summary_input(None, &fresh);
+                    let summary = condense(summarizer.as_ref(), input, DIGEST_TOKENS)?;
+                    self.put_with(digest(&group, None, &fresh, &summary), PutMode::Upsert)?;
+                }
             }
-            let reference = digest_memory.reference();
-            let members = self.digest_members(tiers, &digest_memory, &purged)?;
-            if members.is_empty() {
-                self.indexed.delete(&reference, self.now())?;
-            } else {
-                let period =
-                    reference.id().as_str().strip_prefix("digest-").unwrap_or_default().to_owned();
-                let group = Group { digest: reference.clone(), period, members };
-                let fresh: Vec<&Memory> = group.members.iter().map(AsRef::as_ref).collect();
-                let summary = condense(
-                    self.summarizer_or_default().as_ref(),
-                    summary_input(None, &fresh),
-                    DIGEST_TOKENS,
-                )?;
-                self.put_with(digest(&group, None, &fresh, &summary), PutMode::Upsert)?;
-            }
-            *copies += self.indexed.store().expunge(&reference)?;
-            rebuilt.push(reference);
+            *copies += self.indexed.store().expunge(reference)?;
         }
-        Ok(rebuilt)
+        Ok(intent.digests.iter().cloned().collect())
     }
 
     /// The originals of a digest, from the cold tier, but for the `purged` ones.
@@ -239,14 +273,57 @@ fn purges(record: &ArchivedRecord, reference: Option<&MemoryRef>, session: Optio
     let by_ref = reference.is_some_and(of_memory);
     let by_session = session.is_some_and(|s| {
         record.session.as_deref() == Some(s)
-            || record.memory.as_ref().is_some_and(|m| session_memory(m, s))
+            || record.memory.as_ref().is_some_and(|m| is_session_memory(m, s))
     });
     by_ref || by_session
 }
 
-/// Whether `memory` is one a session's end wrote: `sessions/<id>` or `sessions/<id>:<agent>`.
-fn session_memory(memory: &Memory, session: &str) -> bool {
-    memory.collection.as_str() == SESSIONS_COLLECTION
-        && (memory.id.as_str() == session
-            || memory.id.as_str().strip_prefix(session).is_some_and(|rest| rest.starts_with(':')))
+/// The file a purge writes before it changes anything, and removes once its audit record is
+/// written.
+const INTENT_FILE: &str = "purge-intent.json";
+
+/// What a purge removes, written down before it starts.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct PurgeIntent {
+    /// `memory collection/id` or `session <id>`.
+    target: String,
+    /// Whether pinned memories or a live session were purged on `force`.
+    forced: bool,
+    /// The warm memories (and their demoted copies) to remove.
+    refs: BTreeSet<MemoryRef>,
+    /// The digests to rebuild without them.
+    digests: BTreeSet<MemoryRef>,
+}
+
+/// The intent a purge of `target` left unfinished, if any. One of another target is an
+/// [`Error::Conflict`]: that purge is finished first.
+fn read_intent(path: &std::path::Path, target: &str) -> Result<Option<PurgeIntent>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+    };
+    let intent: PurgeIntent = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::corrupted(
+            path,
+            None,
+            format!("an interrupted purge's record does not parse: {e}"),
+            "run that purge again with the same target, or move the file away",
+        )
+    })?;
+    if intent.target != target {
+        return Err(Error::conflict(
+            format!("a purge of {} was interrupted", intent.target),
+            format!("run that purge again first ({})", path.display()),
+        ));
+    }
+    Ok(Some(intent))
+}
+
+/// Writes `intent` durably.
+fn write_intent(path: &std::path::Path, intent: &PurgeIntent) -> Result<()> {
+    let bytes = serde_json::to_vec(intent).map_err(|e| {
+        Error::validation(format!("a purge record could not be written: {e}"), "report this")
+    })?;
+    crate::store::fsutil::write_atomic(path, &bytes)
 }

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use super::Memcore;
 use crate::session::{ExtractiveSummarizer, Summarizer, condense};
+use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
 use crate::store::{
     ArchivedKind, ArchivedRecord, HotSession, SessionEndReport, SessionEndRequest, SessionNoteKind,
     SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers, TimelineEntry,
     TimelineKind, TimelineListing, TimelineRequest,
 };
-use crate::{Error, MemoryId, NewMemory, Result};
+use crate::{Error, Memory, MemoryId, NewMemory, Result};
 
 /// The collection a session's warm memories are written to.
 pub(crate) const SESSIONS_COLLECTION: &str = "sessions";
@@ -224,6 +225,15 @@ impl Memcore {
             )
         })
     }
+}
+
+/// Whether `memory` is one a session's end wrote: `sessions/<id>` or `sessions/<id>:<agent>`
+/// (a digest of the sessions collection is not).
+pub(super) fn is_session_memory(memory: &Memory, session: &str) -> bool {
+    let id = memory.id.as_str();
+    memory.collection.as_str() == SESSIONS_COLLECTION
+        && !is_digest(memory)
+        && (id == session || id.strip_prefix(session).is_some_and(|rest| rest.starts_with(':')))
 }
 
 /// The cold tier's id of a session's turn.

@@ -179,17 +179,24 @@ impl TextIndex {
         self.collect_garbage()
     }
 
-    /// Removes the files no commit uses any more (and no reader of this handle holds).
+    /// Removes the files no commit uses any more (searchers still open keep their maps of
+    /// them), and syncs the directory so that the removals survive a power cut.
     fn collect_garbage(&self) -> Result<()> {
         let batch = self.batch()?;
-        guarded(&self.dir, || {
+        let result = guarded(&self.dir, || {
             batch
                 .writer
                 .garbage_collect_files()
                 .wait()
-                .map(|_| ())
                 .map_err(|e| failed("removing unused full-text index files", e))
-        })
+        })?;
+        if let Some(file) = result.failed_to_delete_files.first() {
+            return Err(Error::io(
+                format!("removing {} from the full-text index", file.display()),
+                std::io::Error::other("tantivy could not delete it"),
+            ));
+        }
+        crate::store::fsutil::sync_dir(&self.dir)
     }
 
     /// Opens a writer session whose changes stay invisible until [`TextBatch::commit`] (and

@@ -41,7 +41,7 @@ pub(crate) fn plan(memories: Vec<Arc<Memory>>, cutoff: Timestamp) -> (Vec<Group>
     let mut pinned = 0;
     let mut groups: BTreeMap<(String, String), Vec<Arc<Memory>>> = BTreeMap::new();
     for memory in memories {
-        if memory.updated_at >= cutoff || memory.kind.as_deref() == Some(DIGEST_KIND) {
+        if memory.updated_at >= cutoff || is_digest(&memory) {
             continue;
         }
         if is_pinned(&memory) {
@@ -68,10 +68,17 @@ fn quarter(at: Timestamp) -> String {
 }
 
 /// The cold archive's id of `memory` as it is now: `collection/id@<12 hex digits of the
-/// SHA-256 of its content>` (archiving it again is a no-op; a changed memory is a new record).
+/// SHA-256 of the whole memory>` (archiving it again is a no-op; a memory changed in any
+/// field, or made again, is a new record).
 pub(crate) fn cold_id(memory: &Memory) -> String {
-    let hash = sha256_hex(memory.content.as_bytes());
+    let whole = serde_json::to_vec(memory).unwrap_or_else(|_| memory.content.clone().into_bytes());
+    let hash = sha256_hex(&whole);
     format!("{}@{}", memory.reference(), &hash[..12])
+}
+
+/// Whether `memory` is a digest compaction wrote (its type, and the ids it folded in).
+pub(crate) fn is_digest(memory: &Memory) -> bool {
+    memory.kind.as_deref() == Some(DIGEST_KIND) && memory.metadata.contains_key(FOLDED_KEY)
 }
 
 /// The cold-archive ids a digest folded in already.
@@ -157,9 +164,10 @@ pub(crate) fn digest(
     memory
 }
 
-/// A digest's content as its summary and its sources section.
+/// A digest's content as its summary and its sources section (the last such heading: a
+/// summary may quote one).
 fn split(content: &str) -> (&str, &str) {
-    match content.split_once(SOURCES_HEADING) {
+    match content.rsplit_once(SOURCES_HEADING) {
         Some((summary, sources)) => (summary.trim(), sources),
         None => (content.trim(), ""),
     }

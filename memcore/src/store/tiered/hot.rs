@@ -355,6 +355,27 @@ impl HotTier {
         Ok(moved)
     }
 
+    /// Whether the session is live here or in another process (its snapshot exists).
+    pub fn is_live(&self, session_id: &str) -> bool {
+        self.sessions.read().contains_key(session_id) || self.snapshot(session_id).exists()
+    }
+
+    /// Drops the session's hot state, here and on disk (its snapshot and journal), without
+    /// reading or moving anything: purge. Dropping a session that is not live does nothing.
+    pub fn discard(&self, session_id: &str) -> Result<()> {
+        check_name("session id", session_id)?;
+        let slot = self.sessions.read().get(session_id).cloned();
+        let mut ended = slot.as_ref().map(|slot| slot.writing.lock());
+        remove_file_if_present(&self.snapshot(session_id), "hot session snapshot")?;
+        remove_file_if_present(&self.journal(session_id), "turn journal")?;
+        crate::store::fsutil::sync_dir(&self.dir)?;
+        if let Some(ended) = ended.as_mut() {
+            **ended = true;
+        }
+        self.sessions.write().remove(session_id);
+        Ok(())
+    }
+
     /// Ends the session without moving anything down ([`HotTier::end_with`] doing nothing)
     /// and returns its last state.
     pub fn end(&self, session_id: &str) -> Result<HotSession> {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::{AuditLog, ColdArchive, HotTier, Timeline};
 use crate::config::TieredConfig;
 use crate::session::ExtractiveSummarizer;
+use crate::store::lock::{LockGuard, StoreLock};
 use crate::store::{
     ChangeFeed, CommitAttachment, FileStore, Hydration, MemoryStore, NotesSync, PutMode,
     SharedVectors, StoreHistory, TrashEntry, Visitor,
@@ -29,6 +30,7 @@ pub struct Tiers {
     cold: ColdArchive,
     timeline: Timeline,
     audit: AuditLog,
+    maintenance: StoreLock,
 }
 
 impl Tiers {
@@ -45,7 +47,8 @@ impl Tiers {
         let cold = ColdArchive::open(dir.join("cold"), lock_timeout)?;
         let timeline = Timeline::open(dir.join("timeline.jsonl"), lock_timeout);
         let audit = AuditLog::open(dir.join("audit.jsonl"), lock_timeout);
-        Ok(Self { dir, settings: settings.clone(), hot, cold, timeline, audit })
+        let maintenance = StoreLock::new(&dir.join("maintenance.lock"), lock_timeout);
+        Ok(Self { dir, settings: settings.clone(), hot, cold, timeline, audit, maintenance })
     }
 
     /// Where the tiers are.
@@ -76,6 +79,12 @@ impl Tiers {
     /// The purge audit log.
     pub fn audit(&self) -> &AuditLog {
         &self.audit
+    }
+
+    /// Waits for and takes the lock compactions and purges hold throughout (in every
+    /// process), so that one never works from what the other is removing.
+    pub(crate) fn maintenance(&self) -> Result<LockGuard<'_>> {
+        self.maintenance.acquire()
     }
 }
 
