@@ -41,6 +41,12 @@ impl Written for TrashEntry {
     }
 }
 
+impl Written for Vec<TrashEntry> {
+    fn change(&self) -> Change<'_> {
+        Change { stored: &[], removed: self.iter().map(|entry| entry.reference.clone()).collect() }
+    }
+}
+
 /// The memory a write of one memory (`what`) stored.
 fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
     stored
@@ -96,6 +102,22 @@ impl IndexedStore {
     /// Moves the memory `reference` names to the trash.
     pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
         self.write(&self.keys_of(reference), &[], |store| store.delete(reference, now))
+    }
+
+    /// Moves the memories `references` name (each with its collection) to the trash, under
+    /// one journal record and one index commit; stops at the first that fails (the indexes
+    /// follow what the store then holds).
+    pub(crate) fn delete_many(
+        &self,
+        references: &[MemoryRef],
+        now: Timestamp,
+    ) -> Result<Vec<TrashEntry>> {
+        if references.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.write(references, &[], |store| {
+            references.iter().map(|reference| store.delete(reference, now)).collect()
+        })
     }
 
     /// The key to journal for a change of the live memory `reference` names: for a bare id,

@@ -123,18 +123,21 @@ impl Memcore {
         if let Some(digest) = updated {
             self.put_with(digest, PutMode::Upsert)?;
         }
-        let mut demoted = 0;
+        // A memory changed since the plan was read is not old any more: it stays.
+        let mut unchanged = Vec::with_capacity(group.members.len());
+        let mut gone = Vec::new();
         for memory in &group.members {
             let reference = memory.reference();
-            // A memory changed since the plan was read is not old any more: it stays.
             match self.existing(&reference)? {
-                Some(current) if current.version == memory.version => {
-                    self.indexed.delete(&reference, self.now())?;
-                }
-                Some(_) => continue,
-                None => {}
+                Some(current) if current.version == memory.version => unchanged.push(reference),
+                Some(_) => {}
+                None => gone.push(reference),
             }
-            self.indexed.store().expunge(&reference)?;
+        }
+        self.indexed.delete_many(&unchanged, self.now())?;
+        let mut demoted = 0;
+        for reference in unchanged.iter().chain(&gone) {
+            self.indexed.store().expunge(reference)?;
             demoted += 1;
         }
         // Sources an earlier run deleted but did not get to expunge (it stopped in between).
