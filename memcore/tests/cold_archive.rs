@@ -4,6 +4,8 @@
 //! which no file under the archive holds the purged text.
 #![allow(clippy::unwrap_used)]
 
+mod tiers;
+
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,27 +44,6 @@ fn segments(dir: &Path) -> Vec<PathBuf> {
         std::fs::read_dir(dir.join("segments")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files
-}
-
-/// Every file under `dir` whose bytes contain `needle`.
-fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path)
-                .unwrap()
-                .windows(needle.len())
-                .any(|w| w == needle.as_bytes())
-            {
-                found.push(path);
-            }
-        }
-    }
-    found
 }
 
 fn all_texts(archive: &ColdArchive) -> Vec<String> {
@@ -297,7 +278,7 @@ fn purge_leaves_no_file_holding_the_text() {
     assert_eq!(report.purged, 1);
     assert_eq!(report.missing, ["nope"]);
     assert_eq!(report.segments_rewritten, 1);
-    assert_eq!(files_holding(dir.path(), "zorbaxqq"), Vec::<PathBuf>::new());
+    assert_eq!(tiers::files_holding(dir.path(), "zorbaxqq"), Vec::<PathBuf>::new());
     assert!(all_texts(&archive).iter().all(|t| !t.contains("zorbaxqq")));
     assert!(found(&archive, "zorbaxqq password", &ArchiveFilter::default()).is_empty());
     assert_eq!(archive.get("ep-2/1").unwrap_err().category(), Category::NotFound);
@@ -339,7 +320,7 @@ fn a_purge_that_died_before_its_index_commit_is_finished_by_the_next_writer() {
     assert!(archive.verify().unwrap().consistent());
     assert!(found(&archive, "plumquartz", &ArchiveFilter::default()).is_empty());
     assert_eq!(sorted(found(&archive, "remark", &ArchiveFilter::default())), ["s1/2", "s1/3"]);
-    assert_eq!(files_holding(dir.path(), "plumquartz"), Vec::<PathBuf>::new());
+    assert_eq!(tiers::files_holding(dir.path(), "plumquartz"), Vec::<PathBuf>::new());
 }
 
 #[test]

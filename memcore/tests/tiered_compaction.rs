@@ -6,6 +6,8 @@
 // Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod tiers;
+
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,23 +19,10 @@ use memcore::session::{
     SummaryMessage, SummaryRequest,
 };
 use memcore::{
-    ArchivedKind, Backend, Category, CompactRequest, Config, EmbeddingConfig, Error, Memcore,
-    NewMemory, PurgeRequest, Query, RetainRequest, SearchMode, TieredConfig, Timestamp,
+    ArchivedKind, Category, CompactRequest, Config, EmbeddingConfig, Error, Memcore, NewMemory,
+    PurgeRequest, Query, RetainRequest, SearchMode,
 };
-
-fn at(text: &str) -> Timestamp {
-    text.parse().unwrap()
-}
-
-fn open(dir: &Path) -> Memcore {
-    let config = Config {
-        backend: Backend::Tiered,
-        tiered: TieredConfig { warm_window_days: 90, ..TieredConfig::default() },
-        embedding: EmbeddingConfig { enabled: false, ..EmbeddingConfig::default() },
-        ..Config::default()
-    };
-    Memcore::builder().path(dir).config(config).clock(|| at("2026-01-01T00:00:00Z")).open().unwrap()
-}
+use tiers::{at, open};
 
 fn put(memcore: &Memcore, collection: &str, id: &str, content: &str, created: &str) {
     let memory = NewMemory::new(content).collection(collection).id(id).created_at(at(created));

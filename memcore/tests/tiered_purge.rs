@@ -5,52 +5,19 @@
 // Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod tiers;
+
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use memcore::session::{SessionEndRequest, SessionStartRequest, SessionTurnRequest};
 use memcore::{
-    ArchiveFilter, Backend, Category, CompactRequest, Config, EmbeddingConfig, Memcore,
-    MemoryUpdate, NewMemory, PurgeRequest, Query, RetainRequest, SearchMode, TieredConfig,
-    TimelineRequest, Timestamp,
+    ArchiveFilter, Category, CompactRequest, Memcore, MemoryUpdate, NewMemory, PurgeRequest, Query,
+    RetainRequest, SearchMode, TimelineRequest,
 };
+use tiers::{at, files_holding, open};
 
 const SECRET: &str = "xylophonequartz";
-
-fn at(text: &str) -> Timestamp {
-    text.parse().unwrap()
-}
-
-fn open(dir: &Path) -> Memcore {
-    let config = Config {
-        backend: Backend::Tiered,
-        tiered: TieredConfig { warm_window_days: 90, ..TieredConfig::default() },
-        embedding: EmbeddingConfig { enabled: false, ..EmbeddingConfig::default() },
-        ..Config::default()
-    };
-    Memcore::builder().path(dir).config(config).clock(|| at("2026-01-01T00:00:00Z")).open().unwrap()
-}
-
-/// Files under `dir` whose bytes hold `word`.
-fn files_holding(dir: &Path, word: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path)
-                .unwrap()
-                .windows(word.len())
-                .any(|w| w == word.as_bytes())
-            {
-                found.push(path);
-            }
-        }
-    }
-    found
-}
 
 /// Whether any record of the cold archive holds `word`.
 fn cold_holds(memcore: &Memcore, word: &str) -> bool {
