@@ -187,3 +187,19 @@ fn a_snapshot_whose_name_disagrees_with_its_session_is_refused() {
     assert_eq!(err.category(), Category::Parse, "{err}");
     assert!(err.to_string().contains("other.json"), "{err}");
 }
+
+#[test]
+fn a_journal_left_without_its_snapshot_is_removed_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let hot = HotTier::open(dir.path(), 4).unwrap();
+        hot.start("kept", memcore::now()).unwrap();
+        hot.add_turn("kept", "user", "still live", memcore::now()).unwrap();
+    }
+    // An end that stopped after removing the snapshot, before the journal.
+    std::fs::write(dir.path().join("gone.turns.jsonl"), "{}\n").unwrap();
+    let hot = HotTier::open(dir.path(), 4).unwrap();
+    assert!(!dir.path().join("gone.turns.jsonl").exists());
+    assert!(dir.path().join("kept.turns.jsonl").exists());
+    assert_eq!(hot.transcript("kept").unwrap().len(), 1);
+}

@@ -151,6 +151,14 @@ impl HotTier {
         let listing = |e| Error::io(format!("listing {}", dir.display()), e);
         for entry in std::fs::read_dir(&dir).map_err(listing)? {
             let path = entry.map_err(listing)?.path();
+            if let Some(session) = path.to_str().and_then(|p| p.strip_suffix(".turns.jsonl")) {
+                // A journal without its snapshot is what an end that stopped between the two
+                // removals leaves: its turns moved down already.
+                if !Path::new(&format!("{session}.json")).exists() {
+                    remove_file_if_present(&path, "leftover turn journal")?;
+                }
+                continue;
+            }
             if path.extension().is_none_or(|ext| ext != "json") {
                 continue;
             }
