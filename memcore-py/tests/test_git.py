@@ -339,7 +339,7 @@ class TestErrors:
         assert issubclass(memcore.ValidationError, ValueError)
         with pytest.raises(memcore.ValidationError, match='unknown backend "svn"') as backend:
             memcore.open(tmp_path, backend="svn")  # type: ignore[arg-type]
-        assert backend.value.recovery == 'use backend="file", "git-notes" or "postgres"'
+        assert backend.value.recovery == 'use backend="file", "git-notes", "postgres" or "tiered"'
         store.put("x", id="x")
         with pytest.raises(memcore.ValidationError, match="at `level`: unknown variant `everything`") as level:
             store.hydrate("x", "everything")  # type: ignore[arg-type]
