@@ -8,7 +8,6 @@
 
 mod tiers;
 
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,19 +30,11 @@ fn put(memcore: &Memcore, collection: &str, id: &str, content: &str, created: &s
 
 /// The ids of the cold archive's memory records.
 fn cold_memories(memcore: &Memcore) -> Vec<String> {
-    let mut ids = Vec::new();
-    memcore
-        .tiers()
-        .unwrap()
-        .cold()
-        .scan(&mut |record| {
-            let record = record.unwrap();
-            if record.kind == ArchivedKind::Memory {
-                ids.push(record.id);
-            }
-            ControlFlow::Continue(())
-        })
-        .unwrap();
+    let mut ids: Vec<String> = tiers::cold_records(memcore)
+        .into_iter()
+        .filter(|record| record.kind == ArchivedKind::Memory)
+        .map(|record| record.id)
+        .collect();
     ids.sort();
     ids
 }

@@ -7,7 +7,6 @@
 
 mod tiers;
 
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use memcore::session::{SessionEndRequest, SessionStartRequest, SessionTurnRequest};
@@ -21,19 +20,9 @@ const SECRET: &str = "xylophonequartz";
 
 /// Whether any record of the cold archive holds `word`.
 fn cold_holds(memcore: &Memcore, word: &str) -> bool {
-    let mut holds = false;
-    memcore
-        .tiers()
-        .unwrap()
-        .cold()
-        .scan(&mut |record| {
-            let record = record.unwrap();
-            holds |= record.text.contains(word)
-                || serde_json::to_string(&record).unwrap().contains(word);
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-    holds
+    tiers::cold_records(memcore).iter().any(|record| {
+        record.text.contains(word) || serde_json::to_string(record).unwrap().contains(word)
+    })
 }
 
 fn searchable(memcore: &Memcore, word: &str) -> bool {

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use memcore::{Backend, Config, EmbeddingConfig, Memcore, TieredConfig, Timestamp};
+use std::ops::ControlFlow;
+
+use memcore::{ArchivedRecord, Backend, Config, EmbeddingConfig, Memcore, TieredConfig, Timestamp};
 
 /// A time from RFC 3339 text.
 pub fn at(text: &str) -> Timestamp {
@@ -43,4 +45,16 @@ pub fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Every record of the handle's cold archive, in archive order.
+pub fn cold_records(memcore: &Memcore) -> Vec<ArchivedRecord> {
+    let mut records = Vec::new();
+    let cold = memcore.tiers().expect("a tiered store").cold();
+    cold.scan(&mut |record| {
+        records.push(record.expect("a readable record"));
+        ControlFlow::Continue(())
+    })
+    .expect("the archive scans");
+    records
 }
