@@ -8,7 +8,9 @@ use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, V
 use memcore::compose::{BudgetMode, BudgetTier, ContextFormat, Tokenizer};
 use memcore::decay::Aggressiveness;
 use memcore::session::{CompositionOutput, KeepitMode, TierPreset, TranscriptFormat};
-use memcore::{Backend, Format, HydrationLevel, Metadata, SearchMode, Status, Timestamp};
+use memcore::{
+    Backend, Format, HydrationLevel, Metadata, SearchMode, Status, TierScope, Timestamp,
+};
 use serde::Serialize;
 
 use crate::output::{self, serde_name};
@@ -1041,7 +1043,26 @@ pub(crate) struct SearchArgs {
     /// Let memories linked with the strongest hits join the results
     #[arg(long)]
     pub(crate) expand_links: bool,
+    /// Search one agent's view: the shared memories and this agent's own (`agent` metadata)
+    #[arg(long, value_name = "AGENT", conflicts_with = "shared")]
+    pub(crate) agent: Option<String>,
+    /// Search only the shared memories (none an agent owns)
+    #[arg(long)]
+    pub(crate) shared: bool,
+    /// Search across a tiered store's tiers: auto (warm first, cold to fill up), warm, cold
+    /// or all; hits are labelled M1, M2, ... with their tier and provenance
+    #[arg(long, value_name = "TIER", value_parser = serde_name_parser(&TierScope::ALL),
+          conflicts_with_all = RECALL_CONFLICTS)]
+    pub(crate) tier: Option<TierScope>,
+    /// Record the search in this live session's retrieval history (labels are the
+    /// session's); implies --tier auto unless --tier is given
+    #[arg(long, value_name = "SESSION", conflicts_with_all = RECALL_CONFLICTS)]
+    pub(crate) session: Option<String>,
 }
+
+/// The `search` options a search across tiers (`--tier`, `--session`) does not take.
+const RECALL_CONFLICTS: [&str; 6] =
+    ["filters", "tags", "statuses", "min_score", "linked_to", "expand_links"];
 
 /// The `--format` values of `get`, parsed by memcore.
 fn format_parser() -> impl TypedValueParser<Value = Format> {

@@ -495,7 +495,9 @@ impl PyMemcore {
     /// `"half_life_days": 30`, and `"by_type": False` applies the half-life to every type).
     /// `linked_to` (a memory, `"ghost:src/server.py"` or a link target) searches only the
     /// memories linking there, each hit carrying those `links`; `expand_links=True` lets
-    /// memories linked with the strongest hits join the results.
+    /// memories linked with the strongest hits join the results. `agent` searches one
+    /// agent's view (the shared memories and those whose `agent` metadata names it),
+    /// `shared=True` only the shared ones.
     /// Archived and tombstoned memories are found only with `statuses` naming them. Without
     /// the embedding model, semantic and hybrid fall back to full text and say so in
     /// `warnings`.
@@ -909,6 +911,23 @@ impl PyMemcore {
     ) -> PyResult<Py<PyAny>> {
         let request = request(options, json!({"session": session}))?;
         self.call_record(py, "session_end", request, "SessionEndReport")
+    }
+
+    /// Searches across a tiered store's tiers, warm first and the cold archive as fallback
+    /// or on request (`tier`: `"auto"`, `"warm"`, `"cold"` or `"all"`), and returns
+    /// `RecallResults`: hits labelled `M1`, `M2`, ... with their tier, source, excerpt and
+    /// provenance. Options: `tier`, `limit`, `mode`, `collections`, `agent`, `shared`, and
+    /// `session` (a live session: the recall joins its retrieval history, and its labels are
+    /// the session's). A store that is not tiered searches its warm tier only.
+    #[pyo3(signature = (text, **options))]
+    fn recall(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"text": py_to_json(text, "text", 1)?}))?;
+        self.call_record(py, "recall", request, "RecallResults")
     }
 
     /// The timeline of ended sessions and events, oldest first, as a `TimelineListing`.

@@ -232,9 +232,11 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<session::PruneResult>("PruneResult", &["deleted", "kept", "#warnings"], None),
     kind::<memcore::HotTurn>("HotTurn", &["number", "role", "at"], None),
     kind::<memcore::HotNote>("HotNote", &["agent", "text"], None),
+    kind::<memcore::HotEvidence>("HotEvidence", &["label", "tier", "source"], None),
+    kind::<memcore::HotRetrieval>("HotRetrieval", &["query", "labels"], None),
     kind::<memcore::HotSession>(
         "HotSession",
-        &["session_id", "turn_count", "#turns", "#action_items", "#notes"],
+        &["session_id", "turn_count", "#turns", "#action_items", "#notes", "#retrievals"],
         None,
     ),
     kind::<memcore::TimelineEntry>("TimelineEntry", &["kind", "session_id", "title", "at"], None),
@@ -256,6 +258,8 @@ pub(crate) const KINDS: &[Kind] = &[
     ),
     kind::<memcore::RetainReport>("RetainReport", &["pinned"], None),
     kind::<memcore::AuditRecord>("AuditRecord", &["target", "at", "warm", "cold"], None),
+    kind::<memcore::RecallHit>("RecallHit", &["label", "tier", "source", "title"], None),
+    kind::<memcore::RecallResults>("RecallResults", &["mode", "#hits"], Some("hits")),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

@@ -19,7 +19,7 @@ METHODS = {
     "links", "backlinks", "append", "merge", "compose", "session_add", "session_list",
     "session_show", "session_compress", "session_compose", "session_prune",
     "session_start", "session_turn", "session_note", "session_live", "session_end", "timeline",
-    "compact", "retain", "purge",
+    "compact", "retain", "purge", "recall",
 }
 
 

@@ -110,3 +110,55 @@ def test_purge_removes_a_memory_for_good_with_an_audit_record(tiered: memcore.Me
     with pytest.raises(memcore.NotFoundError):
         tiered.get("notes/vault")
     assert len(tiered.search("qwzxplmkj", mode="text")) == 0
+
+
+def test_recall_labels_evidence_across_tiers_and_keeps_a_session_history(
+    tiered: memcore.Memcore,
+) -> None:
+    tiered.put("Rotate the deploy key every month.", id="rotation")
+    tiered.session_start("ops-1", agents=["ann"])
+    tiered.session_turn("ops-1", "ann", "The deploy key expires on Friday.")
+    tiered.session_note("ops-1", "Ann keeps the key in the vault.", agent="ann")
+    tiered.session_end("ops-1")
+
+    found = tiered.recall("deploy key", tier="all", mode="text")
+    assert isinstance(found, memcore.RecallResults)
+    assert [hit.label for hit in found] == [f"M{n}" for n in range(1, len(found) + 1)]
+    assert {hit.tier for hit in found} == {"warm", "cold"}
+    turn = next(hit for hit in found if hit.tier == "cold")
+    assert isinstance(turn, memcore.RecallHit)
+    assert (turn.source, turn.session, turn.agent) == ("turn/ops-1/1", "ops-1", "ann")
+    assert "expires on Friday" in turn.excerpt
+    assert all(hit.tier == "cold" for hit in tiered.recall("deploy key", tier="cold"))
+
+    # A live session labels what it is given and keeps the history.
+    tiered.session_start("ops-2")
+    first = tiered.recall("key rotation", mode="text", session="ops-2")
+    again = tiered.recall("rotate the key", mode="text", session="ops-2")
+    assert first[0].source == again[0].source == "memory/rotation"
+    assert first[0].label == again[0].label == "M1"
+    live = tiered.session_live("ops-2")
+    assert [r.query for r in live.retrievals] == ["key rotation", "rotate the key"]
+    assert isinstance(live.evidence[0], memcore.HotEvidence)
+    assert live.evidence[0].source == "memory/rotation"
+
+    # One agent's view: bob does not see ann's notes.
+    def sources(agent: str) -> set[str]:
+        return {hit.source for hit in tiered.recall("vault", mode="text", agent=agent)}
+
+    assert "sessions/ops-1:ann" in sources("ann")
+    assert "sessions/ops-1:ann" not in sources("bob")
+    shared = tiered.search("vault", mode="text", shared=True)
+    assert all(hit.memory.ref != "sessions/ops-1:ann" for hit in shared)
+    with pytest.raises(memcore.ValidationError):
+        tiered.recall("vault", agent="ann", shared=True)
+    with pytest.raises(memcore.NotFoundError):
+        tiered.recall("vault", session="not-live")
+
+
+def test_a_file_store_recalls_its_warm_tier_only(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "flat") as store:
+        store.put("The deploy key rotates monthly.")
+        assert [hit.tier for hit in store.recall("deploy key", mode="text")] == ["warm"]
+        with pytest.raises(memcore.UnsupportedError):
+            store.recall("deploy key", tier="cold")

@@ -105,8 +105,9 @@ pub use memcore::{
     Clock, LinkStats, ListOptions, Listing, Memcore, MemcoreBuilder, Stats, TargetCount,
 };
 pub use memory::{
-    Collection, FIELD_NAMES, IntoMemoryRef, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN, Memory,
-    MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status, Timestamp, now,
+    AGENT_KEY, Collection, FIELD_NAMES, IntoMemoryRef, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN,
+    Memory, MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status,
+    Timestamp, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
 #[cfg(feature = "postgres")]
@@ -114,8 +115,9 @@ pub use store::PostgresStore;
 pub use store::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
-    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession,
-    HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest, RetainReport, RetainRequest,
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotEvidence, HotNote,
+    HotRetrieval, HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest,
+    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, Tier, TierScope,
     TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind, TimelineListing,
     TimelineRequest,
 };

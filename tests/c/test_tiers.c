@@ -1,5 +1,6 @@
 /* The tiered store from C: a live session through memcore_call (start, turns, an action
- * item, an agent's note, end), its warm summary and timeline entry, compaction and pinning,
+ * item, an agent's note, end), its warm summary and timeline entry, recall across the tiers,
+ * compaction and pinning,
  * and the errors of ending twice, a bad session id and a store that is not tiered. */
 #include "harness.h"
 
@@ -110,6 +111,32 @@ TEST(compaction_demotes_old_memories_and_spares_pinned_ones) {
   CHECK(call_fails(mc, "get", "{\"ref\": \"notes/valgrind\"}", MEMCORE_STATUS_NOT_FOUND));
 }
 
+TEST(recall_labels_both_tiers_in_a_session) {
+  char *json = call_ok(mc, "session_start", "{\"session\": \"c-recall\"}");
+  CHECK(json != NULL);
+  memcore_string_free(json);
+  /* The ended standup's turns are cold, its summary warm. */
+  json = call_ok(mc, "recall",
+                 "{\"text\": \"allocator pool\", \"tier\": \"all\", \"mode\": \"text\", "
+                 "\"session\": \"c-recall\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"label\":\"M1\"");
+  CHECK_CONTAINS(json, "\"tier\":\"warm\"");
+  CHECK_CONTAINS(json, "\"tier\":\"cold\"");
+  CHECK_CONTAINS(json, "\"source\":\"turn/c-standup/");
+  CHECK_CONTAINS(json, "\"session\":\"c-standup\"");
+  memcore_string_free(json);
+  json = call_ok(mc, "session_live", "{\"session\": \"c-recall\"}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"query\":\"allocator pool\"");
+  memcore_string_free(json);
+  /* One agent's view and the shared one at once, and a session that is not live. */
+  CHECK(call_fails(mc, "recall", "{\"text\": \"pool\", \"agent\": \"ann\", \"shared\": true}",
+                   MEMCORE_STATUS_INVALID_ARGUMENT));
+  CHECK(call_fails(mc, "recall", "{\"text\": \"pool\", \"session\": \"gone\"}",
+                   MEMCORE_STATUS_NOT_FOUND));
+}
+
 TEST(a_file_store_has_no_live_sessions) {
   memcore_t *file_store = open_store("file-store");
   CHECK(file_store != NULL);
@@ -117,6 +144,8 @@ TEST(a_file_store_has_no_live_sessions) {
   CHECK(call_fails(file_store, "session_start", "{\"session\": \"s\"}", MEMCORE_STATUS_UNSUPPORTED));
   CHECK(call_fails(file_store, "timeline", "{}", MEMCORE_STATUS_UNSUPPORTED));
   CHECK(call_fails(file_store, "compact", "{}", MEMCORE_STATUS_UNSUPPORTED));
+  CHECK(call_fails(file_store, "recall", "{\"text\": \"x\", \"tier\": \"cold\"}",
+                   MEMCORE_STATUS_UNSUPPORTED));
   memcore_close(file_store);
 }
 
@@ -129,6 +158,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   RUN(a_live_session_ends_in_the_warm_tier_and_on_the_timeline);
+  RUN(recall_labels_both_tiers_in_a_session);
   RUN(compaction_demotes_old_memories_and_spares_pinned_ones);
   RUN(a_file_store_has_no_live_sessions);
   memcore_close(mc);

@@ -85,7 +85,8 @@ pub(super) fn live(memcore: &Memcore, session: &str, out: &mut Output) -> Result
     print_live(&session, out)
 }
 
-/// A live session as text: header, summary, last turns, action items, notes.
+/// A live session as text: header, summary, last turns, action items, notes, the sources
+/// recalls delivered.
 fn print_live(session: &HotSession, out: &mut Output) -> Result<(), Failure> {
     let title =
         if session.title.is_empty() { String::new() } else { format!(" ({})", session.title) };
@@ -107,6 +108,12 @@ fn print_live(session: &HotSession, out: &mut Output) -> Result<(), Failure> {
     for note in &session.notes {
         let owner = note.agent.as_deref().unwrap_or("session");
         out.line(&format!("note ({owner}): {}", note.text))?;
+    }
+    for evidence in &session.evidence {
+        out.line(&format!(
+            "source [{}]: {} ({})",
+            evidence.label, evidence.title, evidence.source
+        ))?;
     }
     Ok(())
 }

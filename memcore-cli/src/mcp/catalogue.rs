@@ -12,9 +12,10 @@ use crate::failure::Failure;
 /// The tools offered when `--tools` is not given: what an agent uses while it works. Seed
 /// 001's nine (create `put`, read `get`, `update`, `append`, `delete`, `search`, search linked
 /// `search` with `linked_to` and `backlinks`, `stats`, `merge`), the way back (`restore`),
-/// browsing (`list`, `links`), and the engines (`capture`, `compose`, `lifecycle`,
-/// `transition`). Index upkeep, history and sessions are one `--tools all` away.
-const AGENT_TOOLS: [&str; 16] = [
+/// browsing (`list`, `links`), the engines (`capture`, `compose`, `lifecycle`,
+/// `transition`) and `recall` (labelled evidence across a tiered store's tiers). Index
+/// upkeep, history and sessions are one `--tools all` away.
+const AGENT_TOOLS: [&str; 17] = [
     "put",
     "get",
     "update",
@@ -22,6 +23,7 @@ const AGENT_TOOLS: [&str; 16] = [
     "delete",
     "restore",
     "search",
+    "recall",
     "list",
     "links",
     "backlinks",

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::pgcluster;
-use crate::support::{Sandbox, json_of};
+use crate::support::{Sandbox, hit_ids, json_of};
 
 /// Writes a store directory whose settings name `namespace` of `url`.
 fn configure(dir: &Path, url: &str, namespace: &str) {
@@ -13,17 +13,6 @@ fn configure(dir: &Path, url: &str, namespace: &str) {
     let yaml =
         format!("backend: postgres\npostgres:\n  url: \"{url}\"\n  namespace: {namespace}\n");
     std::fs::write(dir.join("config.yaml"), yaml).unwrap();
-}
-
-fn hit_ids(results: &serde_json::Value) -> Vec<String> {
-    let mut ids: Vec<String> = results["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["memory"]["id"].as_str().unwrap().to_owned())
-        .collect();
-    ids.sort();
-    ids
 }
 
 #[test]

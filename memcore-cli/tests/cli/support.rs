@@ -167,3 +167,15 @@ pub(crate) fn json_error(output: &std::process::Output) -> Value {
     assert_eq!(error["exit_code"], output.status.code().unwrap(), "{value}");
     error.clone()
 }
+
+/// The memory ids of a `search --json` result's hits, sorted.
+pub(crate) fn hit_ids(results: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = results["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["memory"]["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}

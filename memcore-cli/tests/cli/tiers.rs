@@ -1,10 +1,11 @@
-//! Live sessions of a tiered store from the command line: `session start|turn|note|live|end`
-//! and `timeline`, in text and `--json`, and their errors.
+//! Live sessions of a tiered store from the command line: `session start|turn|note|live|end`,
+//! `timeline`, `compact`, `retain`, `purge`, `search --tier|--session|--agent|--shared`, in
+//! text and `--json`, and their errors.
 
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::Sandbox;
+use crate::support::{Sandbox, hit_ids};
 
 /// `--backend tiered ARGS...` on the sandbox's store.
 fn tiered<'a>(args: &[&'a str]) -> Vec<&'a str> {
@@ -138,4 +139,77 @@ fn purge_removes_a_session_and_is_audited() {
         std::fs::read_to_string(sandbox.store().join(".memcore/tiers/audit.jsonl")).unwrap();
     assert!(audit.contains("\"reason\":\"leaked token\"") && audit.contains("\"by\":\"ops\""));
     assert!(!audit.contains("zqxjwvbkpl"), "the audit log names, never quotes");
+}
+
+#[test]
+fn search_across_tiers_labels_hits_and_records_them_in_a_session() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .run(&tiered(&["put", "-", "--id", "rotation"]))
+        .write_stdin("Rotate the deploy key every month.")
+        .assert()
+        .success();
+    sandbox.run(&tiered(&["session", "start", "ops-1"])).assert().success();
+    sandbox
+        .run(&tiered(&["session", "turn", "ops-1", "ann", "The deploy key expires on Friday."]))
+        .assert()
+        .success();
+    sandbox.run(&tiered(&["session", "end", "ops-1"])).assert().success();
+
+    sandbox
+        .run(&tiered(&["search", "deploy key", "--mode", "text", "--tier", "cold"]))
+        .assert()
+        .success()
+        .stdout(contains("[M1]").and(contains("cold")).and(contains("turn/ops-1/1")));
+    let all = sandbox.json(&tiered(&["search", "deploy key", "--mode", "text", "--tier", "all"]));
+    let tiers: Vec<&str> =
+        all["hits"].as_array().unwrap().iter().map(|h| h["tier"].as_str().unwrap()).collect();
+    assert!(tiers.contains(&"warm") && tiers.contains(&"cold"), "{all}");
+    assert_eq!(all["hits"][0]["label"], "M1");
+
+    sandbox.run(&tiered(&["session", "start", "ops-2"])).assert().success();
+    let recorded =
+        sandbox.json(&tiered(&["search", "key rotation", "--mode", "text", "--session", "ops-2"]));
+    assert_eq!(recorded["hits"][0]["source"], "memory/rotation");
+    sandbox
+        .run(&tiered(&["session", "live", "ops-2"]))
+        .assert()
+        .success()
+        .stdout(contains("source [M1]: Rotate the deploy key every month. (memory/rotation)"));
+    let live = sandbox.json(&tiered(&["session", "live", "ops-2"]));
+    assert_eq!(live["retrievals"][0]["query"], "key rotation");
+    assert_eq!(live["evidence"][0]["source"], "memory/rotation");
+
+    sandbox
+        .run(&tiered(&["search", "key", "--tier", "cold", "--tags", "x"]))
+        .assert()
+        .code(2)
+        .stderr(contains("cannot be used with"));
+    let flat = sandbox.rejected(&["search", "key", "--tier", "cold"], "", 5);
+    assert_eq!(flat["category"], "UNSUPPORTED");
+}
+
+#[test]
+fn search_asks_for_one_agents_view_or_the_shared_one() {
+    let sandbox = Sandbox::new();
+    let owned = [
+        ("shared", None),
+        ("alices", Some(r#"{"agent": "alice"}"#)),
+        ("bobs", Some(r#"{"agent": "bob"}"#)),
+    ];
+    for (id, agent) in owned {
+        let mut args = vec!["put", "-", "--id", id];
+        if let Some(agent) = agent {
+            args.extend(["--metadata", agent]);
+        }
+        sandbox.run(&args).write_stdin("The budget review notes.").assert().success();
+    }
+    let ids = |extra: &[&str]| {
+        let mut args = vec!["search", "budget review", "--mode", "text"];
+        args.extend_from_slice(extra);
+        hit_ids(&sandbox.json(&args))
+    };
+    assert_eq!(ids(&["--agent", "alice"]), ["alices", "shared"]);
+    assert_eq!(ids(&["--shared"]), ["shared"]);
+    assert_eq!(ids(&[]), ["alices", "bobs", "shared"]);
 }

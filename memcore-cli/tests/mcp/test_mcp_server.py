@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not CLI, reason="MEMCORE_CLI names the memcore b
 # The agent's default tool set (`memcore mcp` without --tools).
 AGENT_TOOLS = [
     "put", "get", "update", "delete", "restore", "search", "list", "transition", "lifecycle",
-    "capture", "links", "backlinks", "append", "merge", "compose", "stats",
+    "capture", "links", "backlinks", "append", "merge", "compose", "stats", "recall",
 ]
 
 
@@ -171,6 +171,9 @@ def test_seed_tools_create_read_update_append_search_linked_stats_merge_delete(
             assert "memory/gpu" in [hit["memory"]["ref"] for hit in semantic["hits"]]
             linked = await call(session, "search", {"text": "macs", "mode": "text", "linked_to": "gpu"})
             assert [hit["memory"]["ref"] for hit in linked["hits"]] == ["memory/ci"]
+            recalled = await call(session, "recall", {"text": "metal cuda", "mode": "text"})
+            assert [(h["label"], h["tier"], h["source"]) for h in recalled["hits"]] == [
+                ("M1", "warm", "memory/gpu")]
             back = await call(session, "backlinks", {"target": "gpu"})
             assert [link["source"] for link in back["links"]] == ["memory/ci"]
             links = await call(session, "links", {"ref": "ci"})

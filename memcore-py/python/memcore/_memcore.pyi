@@ -14,6 +14,8 @@ _Status = Literal["active", "resolved", "archived", "tombstone"]
 _Format = Literal["context", "json", "raw"]
 _Scope = Literal["auto", "local", "global"]
 _Mode = Literal["hybrid", "semantic", "text"]
+_StoreTier = Literal["warm", "cold"]
+_TierScope = Literal["auto", "warm", "cold", "all"]
 _Backend = Literal["file", "git-notes", "postgres", "tiered"]
 _NoteKind = Literal["note", "action_item"]
 _TimelineKind = Literal["session", "event"]
@@ -127,6 +129,10 @@ __all__ = [
     "HotTurn",
     "HotNote",
     "HotSession",
+    "HotEvidence",
+    "HotRetrieval",
+    "RecallHit",
+    "RecallResults",
     "TimelineEntry",
     "SessionEndReport",
     "TimelineListing",
@@ -1262,6 +1268,77 @@ class HotSession(Record):
     def action_items(self) -> tuple[str, ...]: ...
     @property
     def notes(self) -> tuple[HotNote, ...]: ...
+    @property
+    def evidence(self) -> tuple[HotEvidence, ...]:
+        """What recalls in the session delivered, by label."""
+    @property
+    def retrievals(self) -> tuple[HotRetrieval, ...]:
+        """The recalls made in the session, oldest first."""
+
+@final
+class HotEvidence(Record):
+    """A source a recall delivered to a live session, under its label (`M1`, ...)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def tier(self) -> _StoreTier: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+
+@final
+class HotRetrieval(Record):
+    """One recall made in a live session: its retrieval history."""
+
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def query(self) -> str: ...
+    @property
+    def agent(self) -> str | None: ...
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+
+@final
+class RecallHit(Record):
+    """One piece of evidence a recall found, labelled, with its tier and provenance."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def tier(self) -> _StoreTier: ...
+    @property
+    def source(self) -> str:
+        """A memory's `collection/id` (warm) or the archive record's id (cold)."""
+    @property
+    def title(self) -> str: ...
+    @property
+    def excerpt(self) -> str: ...
+    @property
+    def score(self) -> float:
+        """Its score in its own tier: scores of different tiers do not compare."""
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def session(self) -> str | None: ...
+    @property
+    def agent(self) -> str | None: ...
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """The originals it stands for (a digest's, a demoted memory's ref)."""
+
+@final
+class RecallResults(SequenceRecord[RecallHit]):
+    """What `Memcore.recall` returns: a read-only sequence of `RecallHit`."""
+
+    @property
+    def hits(self) -> tuple[RecallHit, ...]: ...
+    @property
+    def mode(self) -> _Mode: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
 
 @final
 class TimelineEntry(Record):
@@ -1514,8 +1591,23 @@ class Memcore:
         recency: Mapping[str, float | bool | None] | None = None,
         linked_to: str | None = None,
         expand_links: bool = False,
+        agent: str | None = None,
+        shared: bool = False,
     ) -> SearchResults:
         """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
+    def recall(
+        self,
+        text: str,
+        *,
+        tier: _TierScope | None = None,
+        limit: int | None = None,
+        mode: _Mode | None = None,
+        collections: Iterable[str] | None = None,
+        agent: str | None = None,
+        shared: bool = False,
+        session: str | None = None,
+    ) -> RecallResults:
+        """Labelled evidence from the tiers, warm first (`session`: record it there)."""
     def opened_with(self) -> builtins.list[dict[str, Any]]:
         """What opening the store did to its indexes (`kind`: rebuilt, replayed, ...)."""
     def stats(self) -> Stats:

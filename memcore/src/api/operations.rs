@@ -23,9 +23,9 @@ use crate::session::{
 };
 use crate::{
     AuditRecord, CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing,
-    Memcore, NotesMergeReport, PurgeRequest, Query, ReindexReport, RepairReport, Result,
-    RetainReport, RetainRequest, SearchResults, Stats, SyncReport, TimelineListing,
-    TimelineRequest, TrashEntry, VerifyReport,
+    Memcore, NotesMergeReport, PurgeRequest, Query, RecallRequest, RecallResults, ReindexReport,
+    RepairReport, Result, RetainReport, RetainRequest, SearchResults, Stats, SyncReport,
+    TimelineListing, TimelineRequest, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -37,6 +37,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Restore>(),
     OperationEntry::of::<Transition>(),
     OperationEntry::of::<Search>(),
+    OperationEntry::of::<Recall>(),
     OperationEntry::of::<List>(),
     OperationEntry::of::<Collections>(),
     OperationEntry::of::<Versions>(),
@@ -167,6 +168,15 @@ operation! {
     Search = "search" (reads),
     "Find memories by meaning and words (hybrid, semantic or full text), with filters",
     |memcore, request: Query| -> SearchResults { memcore.search(&request) }
+}
+
+operation! {
+    /// `recall`: [`Memcore::recall`].
+    Recall = "recall" (reads),
+    "Search across tiers: warm memories first, the cold archive (ended sessions' turns, \
+     demoted memories) as fallback or on request; hits labelled M1, M2, ... with tier and \
+     provenance, recorded in a live session's retrieval history when one is named",
+    |memcore, request: RecallRequest| -> RecallResults { memcore.recall(&request) }
 }
 
 operation! {

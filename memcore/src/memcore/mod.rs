@@ -18,6 +18,7 @@ mod links;
 mod maintain;
 mod purge;
 mod read;
+mod recall;
 mod search;
 mod session_compose;
 mod sessions;

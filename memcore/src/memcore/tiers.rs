@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::Memcore;
+use super::recall::SESSION_KEY;
 use crate::session::{ExtractiveSummarizer, Summarizer, condense};
 use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
@@ -14,7 +15,7 @@ use crate::store::{
     SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers, TimelineEntry,
     TimelineKind, TimelineListing, TimelineRequest,
 };
-use crate::{Error, Memory, MemoryId, NewMemory, Result};
+use crate::{AGENT_KEY, Error, Memory, MemoryId, NewMemory, Result};
 
 /// The collection a session's warm memories are written to.
 pub(crate) const SESSIONS_COLLECTION: &str = "sessions";
@@ -266,6 +267,23 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
         "Notes",
         session.notes.iter().filter(|n| n.agent.is_none()).map(|n| &n.text),
     );
+    let sources: Vec<String> = session
+        .evidence
+        .iter()
+        .map(|e| format!("[{}] {} ({})", e.label, e.title, e.source))
+        .collect();
+    push_list(&mut content, "Sources", sources.iter());
+    let retrievals: Vec<String> = session
+        .retrievals
+        .iter()
+        .map(|r| {
+            let by = r.agent.as_deref().map(|a| format!(" ({a})")).unwrap_or_default();
+            let found =
+                if r.labels.is_empty() { "nothing".to_owned() } else { r.labels.join(", ") };
+            format!("{:?}{by} -> {found}", r.query)
+        })
+        .collect();
+    push_list(&mut content, "Retrieval history", retrievals.iter());
     let tags = std::iter::once("session".to_owned()).chain(topics.iter().cloned());
     let mut entries = vec![
         NewMemory::new(content)
@@ -275,6 +293,7 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
             .kind("session")
             .context(format!("session {id}"))
             .tags(tags)
+            .meta(SESSION_KEY, id.as_str())
             .created_at(session.started_at),
     ];
     for agent in &session.agents {
@@ -294,6 +313,8 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
                 .context(format!("session {id}"))
                 .tags(["session-notes"])
                 .created_by(agent.as_str())
+                .meta(SESSION_KEY, id.as_str())
+                .meta(AGENT_KEY, agent.as_str())
                 .created_at(session.started_at),
         );
     }

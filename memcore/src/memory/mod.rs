@@ -190,7 +190,18 @@ pub struct Memory {
     pub content: String,
 }
 
+/// The metadata key naming the agent a memory belongs to (seed 003's per-agent memory): a
+/// memory without it is shared. Searches can ask for one agent's view
+/// ([`crate::Query::agent`]) or the shared one ([`crate::Query::shared`]).
+pub const AGENT_KEY: &str = "agent";
+
 impl Memory {
+    /// The agent this memory belongs to (its [`AGENT_KEY`] metadata, when a string), or
+    /// `None` for a shared memory.
+    pub fn agent(&self) -> Option<&str> {
+        self.metadata.get(AGENT_KEY).and_then(serde_json::Value::as_str)
+    }
+
     /// The reference that finds exactly this memory: `collection/id`.
     pub fn reference(&self) -> MemoryRef {
         MemoryRef::new(self.collection.clone(), self.id.clone())

@@ -54,7 +54,7 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
         )
     }));
     let mut fetch = (query.limit * OVERFETCH).max(MIN_CANDIDATES);
-    if !query.filters.is_empty() {
+    if !query.filters.is_empty() || query.agent.is_some() || query.shared {
         fetch *= FILTERED_OVERFETCH;
     }
 
@@ -122,7 +122,7 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
                 Err(Error::NotFound { .. } | Error::Corrupted { .. }) => continue,
                 Err(e) => return Err(e),
             };
-            if !query.filters.iter().all(|f| f.matches(&memory)) {
+            if !query.sees(&memory) || !query.filters.iter().all(|f| f.matches(&memory)) {
                 continue;
             }
             let mut parts = *parts;

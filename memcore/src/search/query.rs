@@ -154,6 +154,13 @@ pub struct Query {
     /// hit's score (off by default: see BENCHMARKS.md).
     #[serde(default)]
     pub expand_links: bool,
+    /// One agent's view: the shared memories and this agent's own (those whose `agent`
+    /// metadata names it), without other agents' (per-agent memory, seed 003).
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Only the shared memories: none an agent owns (no `agent` metadata).
+    #[serde(default)]
+    pub shared: bool,
 }
 
 /// Hits a search returns unless asked otherwise.
@@ -188,6 +195,36 @@ impl Query {
             recency: Recency::default(),
             linked_to: None,
             expand_links: false,
+            agent: None,
+            shared: false,
+        }
+    }
+
+    /// Searches `agent`'s view: the shared memories and `agent`'s own.
+    pub fn agent(mut self, agent: impl Into<String>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Searches only the shared memories (none an agent owns).
+    pub fn shared(mut self, shared: bool) -> Self {
+        self.shared = shared;
+        self
+    }
+
+    /// Whether `memory` is in the view the query asks for: everyone's (the default), one
+    /// agent's (shared and its own) or the shared one.
+    pub fn sees(&self, memory: &crate::Memory) -> bool {
+        self.sees_owner(memory.agent())
+    }
+
+    /// Whether a memory owned by `owner` (`None`: shared) is in the query's view.
+    pub(crate) fn sees_owner(&self, owner: Option<&str>) -> bool {
+        match (owner, self.agent.as_deref()) {
+            (None, _) => true,
+            (Some(_), _) if self.shared => false,
+            (Some(owner), Some(agent)) => owner == agent,
+            (Some(_), None) => true,
         }
     }
 
@@ -312,6 +349,15 @@ impl Query {
                 format!("min_similarity {min} is outside -1.0..=1.0"),
                 "cosine similarity lies between -1 and 1; 0.3 is a typical threshold",
             ));
+        }
+        if self.shared && self.agent.is_some() {
+            return Err(Error::validation(
+                "a search cannot ask for one agent's view and the shared view at once",
+                "give `agent` for its view (shared memories included), or `shared` alone",
+            ));
+        }
+        if let Some(agent) = &self.agent {
+            crate::session::registry::check_name("agent id", agent)?;
         }
         for (from, to, what) in [
             (self.created_after, self.created_before, "created"),

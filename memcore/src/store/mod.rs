@@ -45,11 +45,12 @@ pub(crate) use postgres::redact;
 pub use tiered::{
     ArchiveCheck, ArchiveFilter, ArchiveHit, ArchiveRepair, ArchiveReport, ArchivedKind,
     ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
-    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotNote, HotSession,
-    HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest, RetainReport, RetainRequest,
-    SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
-    SessionTurnRequest, TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind,
-    TimelineListing, TimelineRequest,
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotEvidence, HotNote,
+    HotRetrieval, HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest,
+    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, SessionEndReport,
+    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    SessionTurnRequest, Tier, TierScope, TieredStore, Tiers, Timeline, TimelineEntry,
+    TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
 };
 
 use crate::git::{Hydrated, HydrationLevel};

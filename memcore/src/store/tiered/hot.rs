@@ -22,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::jsonl;
+use super::recall::Tier;
 use crate::session::registry::check_name;
 use crate::session::{ExtractiveSummarizer, Summarizer, TranscriptMessage, condense};
 use crate::store::fsutil::{create_private_dir_all, remove_file_if_present, write_atomic};
@@ -59,6 +60,35 @@ pub struct HotNote {
     pub text: String,
 }
 
+/// A piece of evidence a live session was given by a recall, under its label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HotEvidence {
+    /// Its label, `M1`, `M2`, ... in the order the session first recalled each source.
+    pub label: String,
+    /// The tier it came from.
+    pub tier: Tier,
+    /// A memory's `collection/id` (warm) or the archive record's id (cold).
+    pub source: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// One recall made in a live session: seed 003's retrieval history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct HotRetrieval {
+    /// When.
+    pub at: Timestamp,
+    /// What was asked.
+    pub query: String,
+    /// Whose view it searched, if one agent's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The labels of what it delivered, best first.
+    pub labels: Vec<String>,
+}
+
 /// The hot state of one live session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
@@ -85,6 +115,12 @@ pub struct HotSession {
     pub action_items: Vec<String>,
     /// Working notes, oldest first.
     pub notes: Vec<HotNote>,
+    /// The evidence recalls delivered to the session, by label.
+    #[serde(default)]
+    pub evidence: Vec<HotEvidence>,
+    /// The recalls made in the session, oldest first.
+    #[serde(default)]
+    pub retrievals: Vec<HotRetrieval>,
 }
 
 impl HotSession {
@@ -101,7 +137,11 @@ enum Change {
     ActionItem(String),
     Resolved(usize),
     Note(HotNote),
+    Retrieval { query: String, agent: Option<String>, found: Vec<Found>, at: Timestamp },
 }
+
+/// A source a recall found: its tier, what it is and its title.
+pub(crate) type Found = (Tier, String, String);
 
 /// The hot tier of a store: its live sessions. `Send + Sync`.
 ///
@@ -270,6 +310,8 @@ impl HotTier {
             summary: String::new(),
             action_items: Vec::new(),
             notes: Vec::new(),
+            evidence: Vec::new(),
+            retrievals: Vec::new(),
         };
         // Another process may run it (it opened the tier before, or after this one did).
         if self.snapshot(session_id).exists() {
@@ -327,6 +369,26 @@ impl HotTier {
     ) -> Result<Arc<HotSession>> {
         let note = HotNote { agent: agent.map(str::to_owned), text: text.to_owned() };
         self.change(session_id, Change::Note(note))
+    }
+
+    /// Records a recall of `query` (in `agent`'s view, if one's) that found `found` (best
+    /// first) at `at`: each source gets the label it has in the session, or the next one
+    /// (`M<n>`). The labels are those of the returned session's last retrieval.
+    pub(crate) fn record_retrieval(
+        &self,
+        session_id: &str,
+        query: &str,
+        agent: Option<&str>,
+        found: Vec<Found>,
+        at: Timestamp,
+    ) -> Result<Arc<HotSession>> {
+        let change = Change::Retrieval {
+            query: query.to_owned(),
+            agent: agent.map(str::to_owned),
+            found,
+            at,
+        };
+        self.change(session_id, change)
     }
 
     /// Every turn of the live session, from its journal, oldest first (for a number the
@@ -459,6 +521,13 @@ impl HotTier {
                 next.action_items.remove(index);
             }
             Change::Note(note) => next.notes.push(note),
+            Change::Retrieval { query, agent, found, at } => {
+                let labels = found
+                    .into_iter()
+                    .map(|(tier, source, title)| label_of(&mut next.evidence, tier, source, title))
+                    .collect();
+                next.retrievals.push(HotRetrieval { at, query, agent, labels });
+            }
         }
         self.save(&next)?;
         let next = Arc::new(next);
@@ -485,6 +554,16 @@ impl HotTier {
         })?;
         write_atomic(&self.snapshot(&session.session_id), &bytes)
     }
+}
+
+/// The label `evidence` gives `source` of `tier`, added with the next label if it has none.
+fn label_of(evidence: &mut Vec<HotEvidence>, tier: Tier, source: String, title: String) -> String {
+    if let Some(held) = evidence.iter().find(|e| e.tier == tier && e.source == source) {
+        return held.label.clone();
+    }
+    let label = format!("M{}", evidence.len() + 1);
+    evidence.push(HotEvidence { label: label.clone(), tier, source, title });
+    label
 }
 
 /// A summary and turns as the messages a summariser reads: the summary first (role

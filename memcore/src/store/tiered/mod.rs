@@ -7,6 +7,7 @@ mod cold;
 pub(crate) mod compaction;
 mod hot;
 mod jsonl;
+mod recall;
 mod requests;
 mod store;
 mod timeline;
@@ -17,9 +18,11 @@ pub use cold::{
     ArchivedRecord, ColdArchive, MAX_RECORD_ID_LEN, PurgeReport,
 };
 pub use hot::{
-    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotNote, HotSession, HotTier, HotTurn,
+    DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotEvidence, HotNote, HotRetrieval,
+    HotSession, HotTier, HotTurn,
 };
-pub(crate) use hot::{as_messages, not_live};
+pub(crate) use hot::{Found, as_messages, not_live};
+pub use recall::{RecallHit, RecallRequest, RecallResults, Tier, TierScope};
 pub use requests::{
     AuditRecord, CompactRequest, CompactionReport, DigestStep, PurgeRequest, RetainReport,
     RetainRequest, SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest,

@@ -25,6 +25,16 @@ impl SessionStartRequest {
     pub fn new(session: impl Into<String>) -> Self {
         Self { session: session.into(), ..Self::default() }
     }
+
+    /// The same request, with `agents` taking part.
+    pub fn agents<I, S>(mut self, agents: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.agents = agents.into_iter().map(Into::into).collect();
+        self
+    }
 }
 
 /// Adds a turn to a live session ([`crate::Memcore::session_turn`]).
