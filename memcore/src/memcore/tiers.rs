@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use super::Memcore;
 use super::recall::SESSION_KEY;
+use crate::concurrent::alongside;
 use crate::session::{ExtractiveSummarizer, Summarizer, condense};
 use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
 use crate::store::{
-    ArchivedKind, ArchivedRecord, HotSession, SessionEndReport, SessionEndRequest, SessionNoteKind,
-    SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers, TimelineEntry,
-    TimelineKind, TimelineListing, TimelineRequest,
+    ArchivedKind, ArchivedRecord, HotSession, HotTurn, SessionEndReport, SessionEndRequest,
+    SessionNoteKind, SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers,
+    TimelineEntry, TimelineKind, TimelineListing, TimelineRequest,
 };
 use crate::{AGENT_KEY, Error, Memory, MemoryId, NewMemory, Result};
 
@@ -152,22 +153,27 @@ impl Memcore {
         let now = self.now();
         tiers.hot().end_with(&request.session, |session, turns| {
             let id = session.session_id.as_str();
-            let records = turns.iter().map(|turn| {
-                let text = format!("{}: {}", turn.role, turn.content);
-                let record = ArchivedRecord::new(
-                    turn_id(id, turn.number),
-                    ArchivedKind::Turn,
-                    turn.at,
-                    text,
-                )
-                .session(id);
-                if session.agents.contains(&turn.role) { record.agent(&turn.role) } else { record }
-            });
-            let archived = tiers.cold().archive(records.collect())?.archived;
-            let messages = as_messages(&session.summary, &session.turns);
-            let budget = tiers.settings().hot_summary_tokens;
-            let summary = condense(summarizer.as_ref(), messages, budget)?;
-            let stored = self.put_many(warm_entries(session, &summary, &request.topics))?;
+            // The two tiers' writes (each a durable append and an index commit) are
+            // independent: the transcript is archived on a second thread while this one
+            // summarises and writes the warm memories.
+            let (archived, stored) = alongside(
+                || tiers.cold().archive(turn_records(session, &turns)),
+                || {
+                    let messages = as_messages(&session.summary, &session.turns);
+                    let budget = tiers.settings().hot_summary_tokens;
+                    let summary = condense(summarizer.as_ref(), messages, budget)?;
+                    self.put_many(warm_entries(session, &summary, &request.topics))
+                },
+                || {
+                    Error::storage(
+                        format!("archiving the turns of session {id} panicked"),
+                        None,
+                        "end the session again (nothing is lost); report this as a bug",
+                    )
+                },
+            );
+            let archived = archived?.archived;
+            let stored = stored?;
             let entry = timeline_entry(session, request, now);
             let entry = tiers.timeline().append_once(entry, |e| {
                 e.kind == TimelineKind::Session && e.session_id.as_deref() == Some(id)
@@ -235,6 +241,22 @@ pub(super) fn is_session_memory(memory: &Memory, session: &str) -> bool {
     memory.collection.as_str() == SESSIONS_COLLECTION
         && !is_digest(memory)
         && (id == session || id.strip_prefix(session).is_some_and(|rest| rest.starts_with(':')))
+}
+
+/// The cold-tier records of a session's turns (`turn/<session>/<n>`), each with its agent
+/// when one of the session's agents spoke it.
+fn turn_records(session: &HotSession, turns: &[HotTurn]) -> Vec<ArchivedRecord> {
+    let id = session.session_id.as_str();
+    turns
+        .iter()
+        .map(|turn| {
+            let text = format!("{}: {}", turn.role, turn.content);
+            let record =
+                ArchivedRecord::new(turn_id(id, turn.number), ArchivedKind::Turn, turn.at, text)
+                    .session(id);
+            if session.agents.contains(&turn.role) { record.agent(&turn.role) } else { record }
+        })
+        .collect()
 }
 
 /// The cold tier's id of a session's turn.
