@@ -127,8 +127,8 @@ def test_recall_labels_evidence_across_tiers_and_keeps_a_session_history(
     assert {hit.tier for hit in found} == {"warm", "cold"}
     turn = next(hit for hit in found if hit.tier == "cold")
     assert isinstance(turn, memcore.RecallHit)
-    assert (turn.source, turn.session, turn.agent) == ("turn/ops-1/1", "ops-1", "ann")
-    assert "expires on Friday" in turn.excerpt
+    assert (turn.source, turn.session, turn.agent) == ("turn/ops-1/1", "ops-1", None)
+    assert turn.excerpt.startswith("ann: The deploy key expires") and turn.origins == ()
     assert all(hit.tier == "cold" for hit in tiered.recall("deploy key", tier="cold"))
 
     # A live session labels what it is given and keeps the history.

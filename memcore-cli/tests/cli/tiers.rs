@@ -212,4 +212,9 @@ fn search_asks_for_one_agents_view_or_the_shared_one() {
     assert_eq!(ids(&["--agent", "alice"]), ["alices", "shared"]);
     assert_eq!(ids(&["--shared"]), ["shared"]);
     assert_eq!(ids(&[]), ["alices", "bobs", "shared"]);
+    sandbox
+        .run(&["search", "budget", "--agent", "alice", "--shared"])
+        .assert()
+        .code(2)
+        .stderr(contains("cannot be used with"));
 }

@@ -1287,6 +1287,9 @@ class HotEvidence(Record):
     def source(self) -> str: ...
     @property
     def title(self) -> str: ...
+    @property
+    def agent(self) -> str | None:
+        """The agent who owns it; `None` for shared evidence."""
 
 @final
 class HotRetrieval(Record):
@@ -1324,7 +1327,8 @@ class RecallHit(Record):
     @property
     def session(self) -> str | None: ...
     @property
-    def agent(self) -> str | None: ...
+    def agent(self) -> str | None:
+        """The agent who owns it (an agent's memory); `None` for shared evidence and turns."""
     @property
     def origins(self) -> tuple[str, ...]:
         """The originals it stands for (a digest's, a demoted memory's ref)."""

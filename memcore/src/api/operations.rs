@@ -172,7 +172,7 @@ operation! {
 
 operation! {
     /// `recall`: [`Memcore::recall`].
-    Recall = "recall" (reads),
+    Recall = "recall" (writes),
     "Search across tiers: warm memories first, the cold archive (ended sessions' turns, \
      demoted memories) as fallback or on request; hits labelled M1, M2, ... with tier and \
      provenance, recorded in a live session's retrieval history when one is named",

@@ -2,21 +2,24 @@
 //! fallback or on request, every hit labelled `M1`, `M2`, ... with its tier and provenance,
 //! and, for a live session, the retrieval recorded in its history.
 
+use std::collections::HashSet;
+
 use super::Memcore;
-use crate::store::tiered::Found;
 use crate::store::tiered::compaction::folded;
+use crate::store::tiered::not_live;
 use crate::store::{
-    ArchiveFilter, ArchivedRecord, RecallHit, RecallRequest, RecallResults, Tier, TierScope, Tiers,
+    ArchiveFilter, ArchivedKind, ArchivedRecord, HotEvidence, HotSession, RecallHit, RecallRequest,
+    RecallResults, Tier, TierScope, Tiers,
 };
 use crate::text::one_line;
-use crate::{Memory, MemoryRef, Query, Result};
+use crate::{Error, Memory, MemoryRef, Query, Result, SearchMode};
 
 /// The longest excerpt a hit carries, in characters.
 const EXCERPT_CHARS: usize = 240;
-/// Cold candidates fetched per hit wanted when a view or collections filter them afterwards.
+/// How much more the cold search fetches each time the view rejected too many records.
 const COLD_OVERFETCH: usize = 4;
-/// The rank offset of the fusion of the two tiers' rankings (as in hybrid search).
-const FUSION_OFFSET: f64 = 5.0;
+/// The most cold candidates one recall reads.
+const MAX_COLD_FETCH: usize = 4_096;
 /// The metadata key naming the session a warm memory came from.
 pub(crate) const SESSION_KEY: &str = "session";
 
@@ -55,45 +58,66 @@ impl Memcore {
             };
             self.tiers_for(what)?;
         }
-        if let (Some(session), Some(tiers)) = (&request.session, tiers)
-            && tiers.hot().get(session).is_none()
-        {
-            return Err(crate::store::tiered::not_live(session));
+        if let (Some(session), Some(tiers)) = (&request.session, tiers) {
+            let live = tiers.hot().get(session).ok_or_else(|| not_live(session))?;
+            check_agent_takes_part(&live, request.agent.as_deref())?;
         }
         let mut warnings = Vec::new();
-        let mut mode = request.mode;
-        let warm = if request.tier == TierScope::Cold {
-            Vec::new()
-        } else {
-            let results = self.search(&request.warm_query())?;
-            warnings.extend(results.warnings);
-            mode = results.mode;
-            let refs: Vec<MemoryRef> =
-                results.hits.iter().map(|hit| hit.memory.reference.clone()).collect();
-            let memories = self.indexed.store().get_many(&refs)?;
-            results
-                .hits
-                .iter()
-                .zip(memories)
-                .filter_map(|(hit, memory)| memory.ok().map(|m| warm_hit(&m, hit.score)))
-                .collect()
+        let (warm, mode) = match request.tier {
+            TierScope::Cold => (Vec::new(), SearchMode::Text),
+            _ => self.warm_hits(request, &mut warnings)?,
         };
+        let matching = warm.iter().filter(|(_, words)| *words).count();
         let cold = match tiers {
-            Some(tiers) if request.tier.needs_cold() || cold_fills(request, &warm) => {
+            Some(tiers) if request.tier.needs_cold() || request.tier == TierScope::Auto => {
                 let wanted = match request.tier {
-                    TierScope::Auto => request.limit - warm.len(),
+                    TierScope::Auto => request.limit.saturating_sub(matching),
                     _ => request.limit,
                 };
-                cold_hits(tiers, request, wanted)?
+                let warm_sources: HashSet<&str> =
+                    warm.iter().map(|(hit, _)| hit.source.as_str()).collect();
+                match cold_hits(tiers, request, wanted, &warm_sources) {
+                    Ok(hits) => hits,
+                    // `auto` reads the archive only to fill up: the warm hits stand alone.
+                    Err(e) if request.tier == TierScope::Auto => {
+                        warnings.push(format!("the cold tier was left out: {e}"));
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             _ => Vec::new(),
         };
-        let mut hits = match request.tier {
-            TierScope::All => fuse(warm, cold, request.limit),
-            _ => warm.into_iter().chain(cold).take(request.limit).collect(),
-        };
+        let mut hits = order(request, warm, cold);
         self.label(request, &mut hits)?;
         Ok(RecallResults { hits, mode, warnings })
+    }
+
+    /// The warm tier's hits of `request`, best first, each with whether it matched the
+    /// query's words (a full-text hit, rather than one by meaning alone), and the mode the
+    /// warm search ran in.
+    fn warm_hits(
+        &self,
+        request: &RecallRequest,
+        warnings: &mut Vec<String>,
+    ) -> Result<(Vec<(RecallHit, bool)>, SearchMode)> {
+        let results = self.search(&request.warm_query())?;
+        warnings.extend(results.warnings);
+        let refs: Vec<MemoryRef> =
+            results.hits.iter().map(|hit| hit.memory.reference.clone()).collect();
+        let memories = self.indexed.store().get_many(&refs)?;
+        let mut hits = Vec::with_capacity(results.hits.len());
+        for (hit, memory) in results.hits.iter().zip(memories) {
+            match memory {
+                Ok(memory) => {
+                    hits.push((warm_hit(&memory, hit.score), hit.parts.text_rank.is_some()))
+                }
+                // Gone or damaged since the search read it: skipped, as the search does.
+                Err(Error::NotFound { .. } | Error::Corrupted { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((hits, results.mode))
     }
 
     /// Labels `hits`: by their place, or as the live session of `request` labels them (and
@@ -105,8 +129,7 @@ impl Memcore {
             }
             return Ok(());
         };
-        let found: Vec<Found> =
-            hits.iter().map(|hit| (hit.tier, hit.source.clone(), hit.title.clone())).collect();
+        let found: Vec<HotEvidence> = hits.iter().map(RecallHit::evidence).collect();
         let updated = tiers.hot().record_retrieval(
             session,
             &request.text,
@@ -122,9 +145,42 @@ impl Memcore {
     }
 }
 
-/// Whether an `auto` recall asks the cold archive to fill places the warm tier left.
-fn cold_fills(request: &RecallRequest, warm: &[RecallHit]) -> bool {
-    request.tier == TierScope::Auto && warm.len() < request.limit
+/// A recall in `agent`'s view within a live session whose agents are named must be one of
+/// theirs ([`Error::Validation`] otherwise), as a session note must.
+fn check_agent_takes_part(live: &HotSession, agent: Option<&str>) -> Result<()> {
+    match agent {
+        Some(agent) if !live.agents.is_empty() && !live.agents.iter().any(|a| a == agent) => {
+            Err(Error::validation(
+                format!("agent {agent} does not take part in {}", live.session_id),
+                "name one of the agents the session started with, or leave the agent out",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The hits in the order `request`'s scope presents them, at most its limit: `auto` puts
+/// the warm hits that matched the query's words first, then the cold ones, then the warm
+/// hits by meaning alone; `all` interleaves the two tiers' rankings; `warm` and `cold` have
+/// one tier's.
+fn order(
+    request: &RecallRequest,
+    warm: Vec<(RecallHit, bool)>,
+    cold: Vec<RecallHit>,
+) -> Vec<RecallHit> {
+    let limit = request.limit;
+    match request.tier {
+        TierScope::Auto => {
+            let (words, meaning): (Vec<_>, Vec<_>) = warm.into_iter().partition(|(_, w)| *w);
+            let words = words.into_iter().map(|(hit, _)| hit);
+            let meaning = meaning.into_iter().map(|(hit, _)| hit);
+            words.chain(cold).chain(meaning).take(limit).collect()
+        }
+        TierScope::All => interleave(warm.into_iter().map(|(hit, _)| hit), cold, limit),
+        TierScope::Warm | TierScope::Cold => {
+            warm.into_iter().map(|(hit, _)| hit).chain(cold).take(limit).collect()
+        }
+    }
 }
 
 /// A warm hit of `memory`, unlabelled.
@@ -143,30 +199,55 @@ fn warm_hit(memory: &Memory, score: f64) -> RecallHit {
     }
 }
 
-/// The best `wanted` cold hits of `request` in its view and collections, unlabelled.
-fn cold_hits(tiers: &Tiers, request: &RecallRequest, wanted: usize) -> Result<Vec<RecallHit>> {
+/// The best `wanted` cold hits of `request` in its view, statuses and collections, leaving
+/// out demoted memories among `warm_sources`; unlabelled. Records the view rejects are made
+/// up for by fetching more, up to [`MAX_COLD_FETCH`].
+fn cold_hits(
+    tiers: &Tiers,
+    request: &RecallRequest,
+    wanted: usize,
+    warm_sources: &HashSet<&str>,
+) -> Result<Vec<RecallHit>> {
     if wanted == 0 {
         return Ok(Vec::new());
     }
     let view = request.warm_query();
-    let filtered = view.agent.is_some() || view.shared || !view.collections.is_empty();
-    let fetch = if filtered { wanted * COLD_OVERFETCH } else { wanted };
-    let found = tiers.cold().search(&request.text, &ArchiveFilter::default(), fetch)?;
-    Ok(found
-        .into_iter()
-        .filter(|hit| in_view(&view, &hit.record))
-        .take(wanted)
-        .map(|hit| cold_hit(hit.record, f64::from(hit.score)))
-        .collect())
+    let mut filter = ArchiveFilter::default();
+    if !view.collections.is_empty() {
+        // Turns belong to no collection.
+        filter.kinds = vec![ArchivedKind::Memory];
+    }
+    let admits = |record: &ArchivedRecord| {
+        in_view(&view, record)
+            && record
+                .memory
+                .as_ref()
+                .is_none_or(|m| !warm_sources.contains(m.reference().to_string().as_str()))
+    };
+    let mut fetch = wanted + warm_sources.len();
+    loop {
+        let found = tiers.cold().search(&request.text, &filter, fetch)?;
+        let exhausted = found.len() < fetch;
+        let admitted: Vec<_> =
+            found.into_iter().filter(|hit| admits(&hit.record)).take(wanted).collect();
+        if admitted.len() == wanted || exhausted || fetch >= MAX_COLD_FETCH {
+            return Ok(admitted
+                .into_iter()
+                .map(|hit| cold_hit(hit.record, f64::from(hit.score)))
+                .collect());
+        }
+        fetch = (fetch * COLD_OVERFETCH).min(MAX_COLD_FETCH);
+    }
 }
 
-/// Whether `query`'s view and collections admit the archived `record`: a demoted memory as
-/// the warm tier would admit it, a turn (of a session's shared transcript) when no
+/// Whether `query`'s view, statuses and collections admit the archived `record`: a demoted
+/// memory as the warm tier would admit it, a turn (of a session's shared transcript) when no
 /// collection is asked for.
 fn in_view(query: &Query, record: &ArchivedRecord) -> bool {
     match &record.memory {
         Some(memory) => {
             query.sees(memory)
+                && query.statuses.contains(&memory.status)
                 && (query.collections.is_empty()
                     || query.collections.iter().any(|c| c == memory.collection.as_str()))
         }
@@ -186,10 +267,10 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
             std::iter::once(memory.reference().to_string()).chain(folded(memory)).collect(),
         ),
         None => (
-            turn_title(&record),
+            record_title(&record),
             one_line(&record.text, EXCERPT_CHARS),
             record.session.clone(),
-            record.agent.clone(),
+            None,
             record.origin.iter().map(ToString::to_string).collect(),
         ),
     };
@@ -207,11 +288,14 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
     }
 }
 
-/// A turn's title: `<session> turn <n>` from its id `turn/<session>/<n>`, else its id.
-fn turn_title(record: &ArchivedRecord) -> String {
+/// The title of a record that is no memory: for a turn `<session> turn <n>` (from its id
+/// `turn/<session>/<n>`), else its id.
+fn record_title(record: &ArchivedRecord) -> String {
     let number = record.id.rsplit('/').next().filter(|n| n.parse::<u64>().is_ok());
     match (&record.session, number) {
-        (Some(session), Some(number)) => format!("{session} turn {number}"),
+        (Some(session), Some(number)) if record.kind == ArchivedKind::Turn => {
+            format!("{session} turn {number}")
+        }
         _ => record.id.clone(),
     }
 }
@@ -226,16 +310,23 @@ fn metadata_text(memory: &Memory, key: &str) -> Option<String> {
     memory.metadata.get(key).and_then(serde_json::Value::as_str).map(str::to_owned)
 }
 
-/// The two tiers' rankings fused (reciprocal rank fusion, each tier weighted alike), the
-/// warm hit first on a tie; at most `limit`.
-fn fuse(warm: Vec<RecallHit>, cold: Vec<RecallHit>, limit: usize) -> Vec<RecallHit> {
-    let fused = |rank: usize| 1.0 / (FUSION_OFFSET + rank as f64 + 1.0);
-    let mut ranked: Vec<(f64, usize, RecallHit)> = warm
-        .into_iter()
-        .enumerate()
-        .map(|(rank, hit)| (fused(rank), 0, hit))
-        .chain(cold.into_iter().enumerate().map(|(rank, hit)| (fused(rank), 1, hit)))
-        .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    ranked.into_iter().take(limit).map(|(_, _, hit)| hit).collect()
+/// The two tiers' rankings interleaved, rank by rank (the warm hit first), at most `limit`:
+/// their scores (hybrid against BM25) do not compare, so neither tier outranks the other.
+fn interleave(
+    warm: impl Iterator<Item = RecallHit>,
+    cold: Vec<RecallHit>,
+    limit: usize,
+) -> Vec<RecallHit> {
+    let mut warm = warm.fuse();
+    let mut cold = cold.into_iter().fuse();
+    let mut hits = Vec::new();
+    while hits.len() < limit {
+        let (w, c) = (warm.next(), cold.next());
+        if w.is_none() && c.is_none() {
+            break;
+        }
+        hits.extend(w.into_iter().chain(c));
+    }
+    hits.truncate(limit);
+    hits
 }

@@ -16,6 +16,7 @@ use crate::store::{
     SessionNoteKind, SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers,
     TimelineEntry, TimelineKind, TimelineListing, TimelineRequest,
 };
+use crate::text::one_line;
 use crate::{AGENT_KEY, Error, Memory, MemoryId, NewMemory, Result};
 
 /// The collection a session's warm memories are written to.
@@ -289,23 +290,7 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
         "Notes",
         session.notes.iter().filter(|n| n.agent.is_none()).map(|n| &n.text),
     );
-    let sources: Vec<String> = session
-        .evidence
-        .iter()
-        .map(|e| format!("[{}] {} ({})", e.label, e.title, e.source))
-        .collect();
-    push_list(&mut content, "Sources", sources.iter());
-    let retrievals: Vec<String> = session
-        .retrievals
-        .iter()
-        .map(|r| {
-            let by = r.agent.as_deref().map(|a| format!(" ({a})")).unwrap_or_default();
-            let found =
-                if r.labels.is_empty() { "nothing".to_owned() } else { r.labels.join(", ") };
-            format!("{:?}{by} -> {found}", r.query)
-        })
-        .collect();
-    push_list(&mut content, "Retrieval history", retrievals.iter());
+    push_provenance(&mut content, session, None);
     let tags = std::iter::once("session".to_owned()).chain(topics.iter().cloned());
     let mut entries = vec![
         NewMemory::new(content)
@@ -319,13 +304,13 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
             .created_at(session.started_at),
     ];
     for agent in &session.agents {
-        let notes: Vec<&String> =
-            session.notes_for(agent).filter(|n| n.agent.is_some()).map(|n| &n.text).collect();
-        if notes.is_empty() {
+        let notes = session.notes_for(agent).filter(|n| n.agent.is_some()).map(|n| &n.text);
+        let mut content = String::new();
+        push_list(&mut content, &format!("Notes of {agent}"), notes);
+        push_provenance(&mut content, session, Some(agent));
+        if content.is_empty() {
             continue;
         }
-        let mut content = String::new();
-        push_list(&mut content, &format!("Notes of {agent}"), notes.into_iter());
         entries.push(
             NewMemory::new(content)
                 .id(notes_id(id, agent))
@@ -341,6 +326,40 @@ fn warm_entries(session: &HotSession, summary: &str, topics: &[String]) -> Vec<N
         );
     }
     entries
+}
+
+/// The most sources, or queries, a session's end lists in one memory (the rest counted).
+const MAX_LISTED: usize = 50;
+/// The longest source title listed, in characters.
+const LISTED_TITLE_CHARS: usize = 120;
+
+/// Appends the session's provenance (seed 003's auditable retrieval) for `agent`, or for the
+/// whole session (`None`): the sources recalls delivered that it owns (shared ones for the
+/// session; an agent's own memories only ever in its notes), and the queries made in its
+/// view. At most [`MAX_LISTED`] of each.
+fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&str>) {
+    let sources = session.evidence.iter().filter(|e| e.agent.as_deref() == agent).map(|e| {
+        // Titles are listed as plain text: a `[[link]]` in one would add a link edge.
+        let title = one_line(&e.title, LISTED_TITLE_CHARS).replace("[[", "[").replace("]]", "]");
+        format!("[{}] {title} ({})", e.label, e.source)
+    });
+    push_capped(content, "Sources", sources);
+    let queries = session.retrievals.iter().filter(|r| r.agent.as_deref() == agent).map(|r| {
+        let found = if r.labels.is_empty() { "nothing".to_owned() } else { r.labels.join(", ") };
+        format!("{:?} -> {found}", r.query)
+    });
+    push_capped(content, "Retrieval history", queries);
+}
+
+/// [`push_list`] of the first [`MAX_LISTED`] `items`, then how many more there were.
+fn push_capped(content: &mut String, heading: &str, items: impl Iterator<Item = String>) {
+    let mut items: Vec<String> = items.collect();
+    let more = items.len().saturating_sub(MAX_LISTED);
+    if more > 0 {
+        items.truncate(MAX_LISTED);
+        items.push(format!("... and {more} more"));
+    }
+    push_list(content, heading, items.iter());
 }
 
 /// Appends a markdown section `heading` listing `items`, if there are any.

@@ -213,13 +213,15 @@ impl Query {
     }
 
     /// Whether `memory` is in the view the query asks for: everyone's (the default), one
-    /// agent's (shared and its own) or the shared one.
+    /// agent's (shared and its own) or the shared one. A memory whose `agent` metadata is not
+    /// text (a list, a number) is owned, but by no agent a view can name: only everyone's
+    /// view shows it.
     pub fn sees(&self, memory: &crate::Memory) -> bool {
-        self.sees_owner(memory.agent())
-    }
-
-    /// Whether a memory owned by `owner` (`None`: shared) is in the query's view.
-    pub(crate) fn sees_owner(&self, owner: Option<&str>) -> bool {
+        let owner = match memory.metadata.get(crate::AGENT_KEY) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(agent)) => Some(agent.as_str()),
+            Some(_) => Some(""),
+        };
         match (owner, self.agent.as_deref()) {
             (None, _) => true,
             (Some(_), _) if self.shared => false,
@@ -356,8 +358,13 @@ impl Query {
                 "give `agent` for its view (shared memories included), or `shared` alone",
             ));
         }
-        if let Some(agent) = &self.agent {
-            crate::session::registry::check_name("agent id", agent)?;
+        if let Some(agent) = &self.agent
+            && (agent.trim().is_empty() || agent.chars().any(char::is_control))
+        {
+            return Err(Error::validation(
+                format!("invalid agent {agent:?}"),
+                "name the agent as its memories' `agent` metadata does, on one line",
+            ));
         }
         for (from, to, what) in [
             (self.created_after, self.created_before, "created"),

@@ -10,8 +10,9 @@
 //! Writes to one session are serialised (each waits for the one before, summariser call
 //! included); reads never wait for a write, and sessions do not wait for each other. One
 //! process owns a live session at a time (the orchestrator running it); others may read its
-//! snapshot by opening the tier. Nothing bounds the number of action items or notes, nor a
-//! turn's length: the snapshot grows with them, and is written whole on every change.
+//! snapshot by opening the tier. Nothing bounds the number of action items, notes or
+//! recalls, nor a turn's length: the snapshot grows with them, and is written whole on every
+//! change.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +28,9 @@ use crate::session::registry::check_name;
 use crate::session::{ExtractiveSummarizer, Summarizer, TranscriptMessage, condense};
 use crate::store::fsutil::{create_private_dir_all, remove_file_if_present, write_atomic};
 use crate::{Error, Result, Timestamp};
+
+/// The longest query a session's retrieval history keeps, in characters.
+pub(crate) const MAX_RECORDED_QUERY_CHARS: usize = 200;
 
 /// How many turns a hot session keeps verbatim unless told otherwise (seed 003's
 /// `hot_context_turns`).
@@ -72,6 +76,10 @@ pub struct HotEvidence {
     pub source: String,
     /// Its title.
     pub title: String,
+    /// The agent who owns it (an agent's memory); `None` for shared evidence. A session's
+    /// end lists owned evidence only in that agent's notes, never in the shared summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// One recall made in a live session: seed 003's retrieval history.
@@ -137,11 +145,8 @@ enum Change {
     ActionItem(String),
     Resolved(usize),
     Note(HotNote),
-    Retrieval { query: String, agent: Option<String>, found: Vec<Found>, at: Timestamp },
+    Retrieval { query: String, agent: Option<String>, found: Vec<HotEvidence>, at: Timestamp },
 }
-
-/// A source a recall found: its tier, what it is and its title.
-pub(crate) type Found = (Tier, String, String);
 
 /// The hot tier of a store: its live sessions. `Send + Sync`.
 ///
@@ -372,18 +377,19 @@ impl HotTier {
     }
 
     /// Records a recall of `query` (in `agent`'s view, if one's) that found `found` (best
-    /// first) at `at`: each source gets the label it has in the session, or the next one
-    /// (`M<n>`). The labels are those of the returned session's last retrieval.
+    /// first; their labels are ignored) at `at`: each source gets the label it has in the
+    /// session, or the next one (`M<n>`). The labels are those of the returned session's last
+    /// retrieval. The query is kept to its first [`MAX_RECORDED_QUERY_CHARS`] characters.
     pub(crate) fn record_retrieval(
         &self,
         session_id: &str,
         query: &str,
         agent: Option<&str>,
-        found: Vec<Found>,
+        found: Vec<HotEvidence>,
         at: Timestamp,
     ) -> Result<Arc<HotSession>> {
         let change = Change::Retrieval {
-            query: query.to_owned(),
+            query: crate::text::shorten(query.trim(), MAX_RECORDED_QUERY_CHARS),
             agent: agent.map(str::to_owned),
             found,
             at,
@@ -522,10 +528,8 @@ impl HotTier {
             }
             Change::Note(note) => next.notes.push(note),
             Change::Retrieval { query, agent, found, at } => {
-                let labels = found
-                    .into_iter()
-                    .map(|(tier, source, title)| label_of(&mut next.evidence, tier, source, title))
-                    .collect();
+                let labels =
+                    found.into_iter().map(|found| label_of(&mut next.evidence, found)).collect();
                 next.retrievals.push(HotRetrieval { at, query, agent, labels });
             }
         }
@@ -556,13 +560,13 @@ impl HotTier {
     }
 }
 
-/// The label `evidence` gives `source` of `tier`, added with the next label if it has none.
-fn label_of(evidence: &mut Vec<HotEvidence>, tier: Tier, source: String, title: String) -> String {
-    if let Some(held) = evidence.iter().find(|e| e.tier == tier && e.source == source) {
+/// The label `evidence` gives `found`'s source, added with the next label if it has none.
+fn label_of(evidence: &mut Vec<HotEvidence>, found: HotEvidence) -> String {
+    if let Some(held) = evidence.iter().find(|e| e.tier == found.tier && e.source == found.source) {
         return held.label.clone();
     }
     let label = format!("M{}", evidence.len() + 1);
-    evidence.push(HotEvidence { label: label.clone(), tier, source, title });
+    evidence.push(HotEvidence { label: label.clone(), ..found });
     label
 }
 

@@ -5,21 +5,23 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::HotEvidence;
 use crate::{Result, SearchMode, Timestamp};
 
 /// Which tiers a recall searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TierScope {
-    /// The warm tier first; the cold archive fills the places the warm tier leaves (only
-    /// the warm tier when the store is not tiered).
+    /// The warm tier first; the cold archive fills the places the warm tier leaves, that is
+    /// those not taken by warm hits matching the query's words (only the warm tier when the
+    /// store is not tiered).
     #[default]
     Auto,
     /// Only the warm tier: the indexed memories.
     Warm,
     /// Only the cold archive: transcripts and demoted memories.
     Cold,
-    /// Both, ranked together (reciprocal rank fusion of the two rankings).
+    /// Both, their rankings interleaved rank by rank (their scores do not compare).
     All,
 }
 
@@ -191,22 +193,41 @@ pub struct RecallHit {
     /// The session it came from, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
-    /// The agent who owns it (a memory) or spoke it (a turn), where known.
+    /// The agent who owns it (an agent's memory: its `agent` metadata); `None` for shared
+    /// evidence, turns included (a transcript is the whole session's; the excerpt names the
+    /// speaker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     /// The originals it stands for: a digest's compacted memories, a demoted memory's ref.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub origins: Vec<String>,
+}
+
+impl RecallHit {
+    /// The hit as a live session records it (the session gives the label).
+    pub(crate) fn evidence(&self) -> HotEvidence {
+        HotEvidence {
+            label: String::new(),
+            tier: self.tier,
+            source: self.source.clone(),
+            title: self.title.clone(),
+            agent: self.agent.clone(),
+        }
+    }
 }
 
 /// What a recall found, in the order to present it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct RecallResults {
-    /// The hits: for `auto`, the warm tier's first, then the cold archive's.
+    /// The hits. For `auto`: the warm hits that matched the query's words, then the cold
+    /// archive's (filling the places left), then warm hits by meaning alone; for `all` the
+    /// two tiers' rankings interleaved.
     pub hits: Vec<RecallHit>,
-    /// How the warm tier ranked (text when semantic search was unavailable).
+    /// How the warm tier ranked (text when semantic search was unavailable, or when only the
+    /// cold archive was searched: it ranks by full text).
     pub mode: SearchMode,
-    /// What the caller should know (the warm tier's warnings, a cold tier left out).
+    /// What the caller should know (the warm tier's warnings; for `auto`, a cold archive
+    /// that could not be searched).
     pub warnings: Vec<String>,
 }
