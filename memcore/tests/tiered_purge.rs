@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use memcore::session::{SessionEndRequest, SessionStartRequest, SessionTurnRequest};
 use memcore::{
-    ArchiveFilter, Category, CompactRequest, Memcore, MemoryUpdate, NewMemory, PurgeRequest, Query,
-    RetainRequest, SearchMode, TimelineRequest,
+    ArchiveFilter, Backend, Category, CompactRequest, Config, Memcore, MemoryUpdate, NewMemory,
+    PurgeRequest, Query, RetainRequest, SearchMode, TimelineRequest,
 };
 use tiers::{at, files_holding, open};
 
@@ -164,4 +164,33 @@ fn bad_purge_requests_change_nothing() {
     }
     memcore.get("notes/keep").unwrap();
     assert!(memcore.tiers().unwrap().audit().records().unwrap().0.is_empty());
+}
+
+#[test]
+fn a_purge_leaves_no_vector_of_the_memory_on_disk() {
+    let embedder = tiers::letters();
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config { backend: Backend::Tiered, ..Config::default() };
+    let open = || {
+        let builder = Memcore::builder().path(dir.path()).config(config.clone());
+        builder.embedder(embedder.clone()).open().unwrap()
+    };
+    let memcore = open();
+    memcore.put(NewMemory::new("The vault combination.").id("vault-key")).unwrap();
+    memcore.put(NewMemory::new("The lunch menu.").id("lunch")).unwrap();
+    let in_vectors = |needle: &str| -> Vec<PathBuf> {
+        files_holding(dir.path(), needle)
+            .into_iter()
+            .filter(|path| path.components().any(|c| c.as_os_str() == "vectors"))
+            .collect()
+    };
+    assert!(!in_vectors("memory/vault-key").is_empty(), "the vector log names the memory");
+
+    memcore.purge(&PurgeRequest::memory("memory/vault-key".parse().unwrap(), "test")).unwrap();
+    assert_eq!(in_vectors("memory/vault-key"), Vec::<PathBuf>::new());
+    drop(memcore);
+    // The other vectors are still there, in a fresh process too.
+    let reopened = open();
+    let found = reopened.search(&Query::new("lunch menu").mode(SearchMode::Semantic)).unwrap();
+    assert_eq!(found.hits[0].memory.id.as_str(), "lunch");
 }

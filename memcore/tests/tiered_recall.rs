@@ -7,14 +7,12 @@
 
 mod tiers;
 
-use std::sync::Arc;
-
 use memcore::session::{
     SessionEndRequest, SessionNoteRequest, SessionStartRequest, SessionTurnRequest,
 };
 use memcore::{
-    Backend, CallbackEmbedder, CompactRequest, Config, EmbedCallback, Error, Memcore, NewMemory,
-    Query, RecallRequest, SearchMode, Tier, TierScope,
+    Backend, CompactRequest, Config, Error, Memcore, NewMemory, Query, RecallRequest, SearchMode,
+    Tier, TierScope,
 };
 use tiers::{at, open};
 
@@ -241,26 +239,12 @@ fn a_session_end_lists_at_most_fifty_sources() {
 
 #[test]
 fn auto_puts_cold_matches_before_warm_hits_by_meaning_alone() {
-    // A toy embedder: letter counts, so every text is somewhat similar to every other.
-    let letters: Arc<EmbedCallback> = Arc::new(|texts: &[&str]| {
-        Ok(texts
-            .iter()
-            .map(|text| {
-                let mut v = vec![0.1_f32; 8];
-                for c in text.chars().filter(char::is_ascii_lowercase) {
-                    v[(c as usize) % 8] += 1.0;
-                }
-                v
-            })
-            .collect())
-    });
-    let embedder = CallbackEmbedder::new("letters", 8, letters).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let config = Config { backend: Backend::Tiered, ..Config::default() };
     let memcore = Memcore::builder()
         .path(dir.path())
         .config(config)
-        .embedder(Arc::new(embedder))
+        .embedder(tiers::letters())
         .open()
         .unwrap();
     memcore.put(NewMemory::new("Quarterly figures look solid.").id("figures")).unwrap();

@@ -129,6 +129,19 @@ impl IndexedStore {
         self.replay_locked()
     }
 
+    /// Rewrites the indexes so that no file keeps what deletions removed (purge): the
+    /// full-text segments holding deleted documents, and the dead rows of the vector log
+    /// (when this handle has an embedder: without one the log cannot be opened, and keeps
+    /// them until a process with the model compacts it), under the index lock.
+    pub(crate) fn compact_removed(&self) -> Result<()> {
+        let _guard = self.lock.acquire()?;
+        self.indexes.text.compact_deleted()?;
+        match self.indexes.vectors.semantic() {
+            Ok(semantic) => semantic.vectors.compact_removed(),
+            Err(_) => Ok(()),
+        }
+    }
+
     /// [`IndexedStore::replay`] for a caller that holds the lock.
     pub(crate) fn replay_locked(&self) -> Result<Option<Maintenance>> {
         let pending = self.journal.pending()?;

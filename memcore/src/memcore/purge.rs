@@ -111,7 +111,7 @@ impl Memcore {
             Some(session) => tiers.timeline().remove_session(session)?,
             None => 0,
         };
-        self.indexed.indexes().text.compact_deleted()?;
+        self.indexed.compact_removed()?;
         let record = AuditRecord {
             at: self.now(),
             by: request.by.clone(),

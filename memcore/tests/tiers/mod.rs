@@ -5,8 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
-use memcore::{ArchivedRecord, Backend, Config, EmbeddingConfig, Memcore, TieredConfig, Timestamp};
+use memcore::{
+    ArchivedRecord, Backend, CallbackEmbedder, Config, EmbedCallback, Embedder, EmbeddingConfig,
+    Memcore, TieredConfig, Timestamp,
+};
 
 /// A time from RFC 3339 text.
 pub fn at(text: &str) -> Timestamp {
@@ -57,4 +61,22 @@ pub fn cold_records(memcore: &Memcore) -> Vec<ArchivedRecord> {
     })
     .expect("the archive scans");
     records
+}
+
+/// A toy embedder of 8 dimensions (letter counts), so every text is somewhat similar to
+/// every other: semantic search without the model.
+pub fn letters() -> Arc<dyn Embedder> {
+    let letters: Arc<EmbedCallback> = Arc::new(|texts: &[&str]| {
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let mut v = vec![0.1_f32; 8];
+                for c in text.chars().filter(char::is_ascii_lowercase) {
+                    v[(c as usize) % 8] += 1.0;
+                }
+                v
+            })
+            .collect())
+    });
+    Arc::new(CallbackEmbedder::new("letters", 8, letters).expect("a valid embedder"))
 }

@@ -448,6 +448,26 @@ impl VectorIndex {
         self.append(&mut state, &buf)
     }
 
+    /// Rewrites the log without its removed and replaced rows now, whatever their share, so
+    /// that no byte of a removed vector stays on disk (a purge); the graph and its dumps are
+    /// dropped with them. Does nothing when no row is dead.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the rewrite fails (the old log stays as it was).
+    pub(crate) fn compact_removed(&self) -> Result<()> {
+        let mut state = self.state.write();
+        if state.loaded {
+            self.catch_up(&mut state)?;
+        } else {
+            self.reload(&mut state)?;
+        }
+        if state.dead == 0 {
+            return Ok(());
+        }
+        self.compact(&mut state)
+    }
+
     /// Removes every entry (for a reindex), durably: the log is replaced by an empty one and
     /// the graph and its dumps are dropped.
     ///
