@@ -100,6 +100,16 @@ pub(crate) const KINDS: &[Kind] = &[
         &["#missing", "#orphaned", "#mismatched", "unavailable"],
         None,
     ),
+    kind::<memcore::ArchiveCheck>(
+        "ArchiveCheck",
+        &["segments", "records", "#damaged", "unindexed", "dangling"],
+        None,
+    ),
+    kind::<memcore::ArchiveRepair>(
+        "ArchiveRepair",
+        &["torn_bytes", "frames_set_aside", "reindexed"],
+        None,
+    ),
     kind::<memcore::VerifyReport>(
         "VerifyReport",
         &["store_count", "consistent", "@indexes", "#unreadable"],

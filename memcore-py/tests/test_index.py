@@ -198,7 +198,8 @@ def test_report_reprs_and_dicts(notes: memcore.Memcore) -> None:
         "IndexCheck(missing=0, orphaned=0, mismatched=0, unavailable='[EMBEDDING] embedding model files missing"
     )
     data = report.to_dict()
-    assert set(data) == {"store_count", "consistent", "indexes", "unreadable", "warnings"}
+    assert set(data) == {"store_count", "consistent", "indexes", "unreadable", "warnings", "cold"}
+    assert data["cold"] is None, "a file store has no cold archive"
     assert data["warnings"] == []
     assert (data["store_count"], data["consistent"]) == (2, False)
     assert data["indexes"]["text"] == {
@@ -221,7 +222,8 @@ def test_report_reprs_and_dicts(notes: memcore.Memcore) -> None:
     repaired = notes.repair()
     assert repr(repaired) == "RepairReport(reindexed=0, removed=1)"
     assert repaired.to_dict() == {
-        "reindexed": 0, "removed": 1, "leftovers": 0, "indexes": {"text": {"reindexed": 0, "removed": 1}}
+        "reindexed": 0, "removed": 1, "leftovers": 0, "indexes": {"text": {"reindexed": 0, "removed": 1}},
+        "cold": None,
     }
     assert repr(repaired.indexes["text"]) == "IndexRepair(reindexed=0, removed=1)"
     assert repaired != notes.repair()

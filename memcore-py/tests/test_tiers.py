@@ -162,3 +162,19 @@ def test_a_file_store_recalls_its_warm_tier_only(tmp_path: Path) -> None:
         assert [hit.tier for hit in store.recall("deploy key", mode="text")] == ["warm"]
         with pytest.raises(memcore.UnsupportedError):
             store.recall("deploy key", tier="cold")
+
+
+def test_verify_and_repair_cover_the_cold_archive(tiered: memcore.Memcore) -> None:
+    tiered.session_start("ops-1")
+    tiered.session_turn("ops-1", "ann", "The heron nests by the weir.")
+    tiered.session_end("ops-1")
+    report = tiered.verify()
+    assert isinstance(report.cold, memcore.ArchiveCheck)
+    assert report.consistent and report.cold.records == 1 and report.cold.damaged == ()
+    repaired = tiered.repair().cold
+    assert isinstance(repaired, memcore.ArchiveRepair) and repaired.frames_set_aside == 0
+
+
+def test_a_file_store_has_no_cold_archive_to_verify(tmp_path: Path) -> None:
+    with memcore.open(tmp_path / "flat") as store:
+        assert store.verify().cold is None and store.repair().cold is None

@@ -1,6 +1,7 @@
 //! Search across tiers (`recall`): the warm tier first and the cold archive as fallback or
 //! on request, labelled hits with their tier and provenance, a live session's retrieval
-//! history, and per-agent views of search.
+//! history, and per-agent views of search; `verify` and `repair` of the cold archive the
+//! hits come from.
 
 // Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
@@ -363,4 +364,51 @@ fn a_store_without_tiers_recalls_from_its_warm_tier_only() {
     assert!(matches!(memcore.recall(&in_session), Err(Error::Unsupported { .. })));
     let blank = RecallRequest::new("  ");
     assert!(matches!(memcore.recall(&blank), Err(Error::Validation { .. })));
+}
+
+#[test]
+fn verify_and_repair_cover_the_cold_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    let segments = dir.path().join(".memcore/tiers/cold/segments");
+    let segment = || {
+        let mut files: Vec<_> =
+            std::fs::read_dir(&segments).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 1, "one quarter: {files:?}");
+        files.pop().unwrap()
+    };
+    ended_session(&memcore, "first");
+    let first_len = std::fs::metadata(segment()).unwrap().len();
+    let start = SessionStartRequest::new("second");
+    memcore.session_start(&start).unwrap();
+    memcore
+        .session_turn(&SessionTurnRequest::new("second", "bob", "The heron nests by the weir."))
+        .unwrap();
+    memcore.session_end(&SessionEndRequest::new("second")).unwrap();
+    assert!(memcore.verify().unwrap().cold.unwrap().consistent());
+
+    // Damage the first session's frame.
+    let path = segment();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = usize::try_from(first_len / 2).unwrap();
+    for byte in &mut bytes[middle..middle + 8] {
+        *byte ^= 0xff;
+    }
+    std::fs::write(&path, bytes).unwrap();
+
+    let report = memcore.verify().unwrap();
+    assert!(!report.is_consistent());
+    let check = report.cold.unwrap();
+    assert_eq!(check.damaged.len(), 1, "{check:?}");
+    // The rest is still readable.
+    assert_eq!(recall(&memcore, "heron weir", TierScope::Cold).hits[0].source, "turn/second/1");
+
+    let repaired = memcore.repair().unwrap().cold.unwrap();
+    assert_eq!(repaired.frames_set_aside, 1);
+    let again = memcore.verify().unwrap();
+    assert!(again.is_consistent(), "{:?}", again.cold);
+    assert!(dir.path().join(".memcore/tiers/cold/damaged").read_dir().unwrap().next().is_some());
+    assert_eq!(recall(&memcore, "heron weir", TierScope::Cold).hits.len(), 1);
+    // A whole archive is left alone.
+    assert_eq!(memcore.repair().unwrap().cold.unwrap(), memcore::ArchiveRepair::default());
 }

@@ -1,6 +1,6 @@
 //! `reindex`, `verify` and `repair`: looking after the derived indexes.
 
-use memcore::{IndexCheck, Memcore};
+use memcore::{ArchiveCheck, ArchiveRepair, IndexCheck, Memcore};
 
 use crate::failure::Failure;
 use crate::output::{Output, memories};
@@ -66,6 +66,9 @@ pub(super) fn verify(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
         for (name, check) in &report.indexes {
             describe(out, name, check)?;
         }
+        if let Some(cold) = &report.cold {
+            describe_cold(out, cold)?;
+        }
         for err in &report.unreadable {
             out.warn(&format!("unreadable, not indexed: {err}"));
         }
@@ -98,7 +101,34 @@ pub(super) fn repair(memcore: &Memcore, out: &mut Output) -> Result<(), Failure>
             0 => String::new(),
             n => format!(" and {n} leftovers of interrupted writes"),
         }
-    ))
+    ))?;
+    match &report.cold {
+        Some(cold) if *cold != ArchiveRepair::default() => out.confirm(&format!(
+            "cold archive: {} torn bytes cut, {} damaged frames set aside in damaged/, {} \
+             records re-indexed",
+            cold.torn_bytes, cold.frames_set_aside, cold.reindexed
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A tiered store's cold archive as `verify` found it.
+fn describe_cold(out: &mut Output, check: &ArchiveCheck) -> Result<(), Failure> {
+    let held = format!("{} records in {} segments", check.records, check.segments);
+    if check.consistent() {
+        return out.line(&format!("cold archive: {held}, consistent"));
+    }
+    out.line(&format!(
+        "cold archive: {held}: {} damaged, {} torn bytes, {} unindexed, {} dangling",
+        check.damaged.len(),
+        check.torn_bytes,
+        check.unindexed,
+        check.dangling
+    ))?;
+    for damage in &check.damaged {
+        out.warn(&format!("cold archive damaged at {damage}"));
+    }
+    Ok(())
 }
 
 /// `sync`: indexes what changed behind memcore's back: for git notes only what changed since

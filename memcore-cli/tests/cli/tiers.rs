@@ -218,3 +218,23 @@ fn search_asks_for_one_agents_view_or_the_shared_one() {
         .code(2)
         .stderr(contains("cannot be used with"));
 }
+
+#[test]
+fn verify_reports_the_cold_archive() {
+    let sandbox = Sandbox::new();
+    sandbox.run(&tiered(&["session", "start", "ops-1"])).assert().success();
+    sandbox
+        .run(&tiered(&["session", "turn", "ops-1", "ann", "The heron nests."]))
+        .assert()
+        .success();
+    sandbox.run(&tiered(&["session", "end", "ops-1"])).assert().success();
+    sandbox
+        .run(&tiered(&["verify"]))
+        .assert()
+        .success()
+        .stdout(contains("cold archive: 1 records in 1 segments, consistent"));
+    let report = sandbox.json(&tiered(&["verify"]));
+    assert_eq!(report["cold"]["records"], 1);
+    let repaired = sandbox.json(&tiered(&["repair"]));
+    assert_eq!(repaired["cold"]["frames_set_aside"], 0);
+}

@@ -129,6 +129,8 @@ __all__ = [
     "HotTurn",
     "HotNote",
     "HotSession",
+    "ArchiveCheck",
+    "ArchiveRepair",
     "HotEvidence",
     "HotRetrieval",
     "RecallHit",
@@ -421,6 +423,41 @@ class VerifyReport(Record):
     @property
     def warnings(self) -> tuple[str, ...]:
         """Files whose frontmatter names another id or collection than their place."""
+    @property
+    def cold(self) -> ArchiveCheck | None:
+        """A tiered store's cold archive, read whole and compared with its index."""
+
+@final
+class ArchiveCheck(Record):
+    """What `verify` found in a tiered store's cold archive."""
+
+    @property
+    def segments(self) -> int: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def indexed(self) -> int: ...
+    @property
+    def damaged(self) -> tuple[str, ...]:
+        """Frames that could not be read (`segment@offset: why`)."""
+    @property
+    def torn_bytes(self) -> int: ...
+    @property
+    def unindexed(self) -> int: ...
+    @property
+    def dangling(self) -> int: ...
+
+@final
+class ArchiveRepair(Record):
+    """What `repair` did to a tiered store's cold archive."""
+
+    @property
+    def torn_bytes(self) -> int: ...
+    @property
+    def frames_set_aside(self) -> int:
+        """Damaged frames moved to `damaged/` (their records are lost from the archive)."""
+    @property
+    def reindexed(self) -> int: ...
 
 @final
 class IndexRepair(Record):
@@ -444,6 +481,9 @@ class RepairReport(Record):
     @property
     def leftovers(self) -> int:
         """Temp files interrupted writes left in the store, removed."""
+    @property
+    def cold(self) -> ArchiveRepair | None:
+        """What repairing a tiered store's cold archive did."""
 
 @final
 class IndexRebuild(Record):

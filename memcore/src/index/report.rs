@@ -93,6 +93,10 @@ pub struct VerifyReport {
     /// Things that do not stop memcore but deserve a look: memory files whose frontmatter
     /// names another id or collection than their place.
     pub warnings: Vec<String>,
+    /// A tiered store's cold archive: its segments read whole and its own full-text index
+    /// compared with them (counted in [`VerifyReport::consistent`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cold: Option<crate::ArchiveCheck>,
 }
 
 impl VerifyReport {
@@ -104,7 +108,14 @@ impl VerifyReport {
         warnings: Vec<String>,
     ) -> Self {
         let consistent = indexes.values().all(IndexCheck::is_clean);
-        Self { store_count, indexes, consistent, unreadable, warnings }
+        Self { store_count, indexes, consistent, unreadable, warnings, cold: None }
+    }
+
+    /// The same report with the check of a tiered store's cold archive.
+    pub(crate) fn with_cold(mut self, cold: crate::ArchiveCheck) -> Self {
+        self.consistent &= cold.consistent();
+        self.cold = Some(cold);
+        self
     }
 
     /// Whether every index that was checked matches the store.
@@ -141,6 +152,10 @@ pub struct RepairReport {
     /// What interrupted writes left in the store, removed: temp files (each holding a
     /// memory's text) in a file store, vectors of deleted memories in PostgreSQL.
     pub leftovers: usize,
+    /// What repairing a tiered store's cold archive did: torn ends cut, damaged frames set
+    /// aside (in `damaged/`), its index rebuilt when it differed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cold: Option<crate::ArchiveRepair>,
 }
 
 /// What [`crate::Memcore::reindex`] did to one index.

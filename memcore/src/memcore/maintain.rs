@@ -2,8 +2,8 @@
 //! vector index's graph.
 
 use super::Memcore;
-use crate::Result;
 use crate::index::{GraphStatus, Progress, ReindexReport, RepairReport, SyncReport, VerifyReport};
+use crate::{ArchiveRepair, Result};
 
 impl Memcore {
     /// Rebuilds every index from the store; `progress` is called as memories are indexed.
@@ -11,15 +11,29 @@ impl Memcore {
         self.indexed.reindex(progress)
     }
 
-    /// Compares the store with every index by key and content hash. Changes nothing.
+    /// Compares the store with every index by key and content hash, and for a tiered store
+    /// reads its cold archive whole and compares it with its index. Changes nothing.
     pub fn verify(&self) -> Result<VerifyReport> {
-        self.indexed.verify()
+        let report = self.indexed.verify()?;
+        match self.tiers() {
+            Some(tiers) => Ok(report.with_cold(tiers.cold().verify()?)),
+            None => Ok(report),
+        }
     }
 
     /// Re-indexes what [`Memcore::verify`] finds missing or stale and drops orphaned entries,
-    /// index by index.
+    /// index by index; for a tiered store also checks its cold archive and, when it is not
+    /// whole or its index differs, repairs it (torn ends cut, damaged frames set aside in
+    /// `damaged/`, its index rebuilt).
     pub fn repair(&self) -> Result<RepairReport> {
-        self.indexed.repair()
+        let mut report = self.indexed.repair()?;
+        if let Some(tiers) = self.tiers() {
+            let cold = tiers.cold();
+            let repaired =
+                if cold.verify()?.consistent() { ArchiveRepair::default() } else { cold.repair()? };
+            report.cold = Some(repaired);
+        }
+        Ok(report)
     }
 
     /// Brings the indexes level with changes made behind memcore's back, such as git notes
