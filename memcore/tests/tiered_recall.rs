@@ -327,6 +327,13 @@ fn digests_and_demoted_memories_carry_their_originals() {
     assert!(demoted.source.starts_with("memory/b@"), "{demoted:#?}");
     assert_eq!(demoted.origins, ["memory/b"]);
     assert_eq!(demoted.title, "The cache is flushed nightly.");
+    // Reading a demoted memory says where it went.
+    let gone = memcore.get("memory/b").unwrap_err();
+    assert!(matches!(gone, Error::NotFound { .. }), "{gone}");
+    assert!(gone.to_string().contains("moved it to the cold tier"), "{gone}");
+    assert!(gone.recovery().contains(&demoted.source), "{}", gone.recovery());
+    let record = memcore.tiers().unwrap().cold().get(&demoted.source).unwrap();
+    assert_eq!(record.memory.unwrap().content, "The cache is flushed nightly.");
     let in_collection = |collection: &str| {
         let request = RecallRequest::new("flushed nightly")
             .tier(TierScope::Cold)

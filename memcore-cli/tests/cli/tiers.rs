@@ -113,6 +113,9 @@ fn compact_and_retain_from_the_command_line() {
     assert_eq!((report["demoted"].as_u64(), report["pinned"].as_u64()), (Some(1), Some(1)));
     let digest = report["digests"][0]["digest"].as_str().unwrap();
     sandbox.run(&tiered(&["get", digest])).assert().success().stdout(contains("staging database"));
+    let moved = sandbox.rejected(&tiered(&["get", "notes/staging"]), "", 1);
+    assert!(moved["message"].as_str().unwrap().contains("moved it to the cold tier"), "{moved}");
+    assert!(moved["recovery"].as_str().unwrap().contains("notes/staging@"), "{moved}");
     let error = sandbox.rejected(&tiered(&["retain", "--session", "never-ran"]), "", 1);
     assert_eq!(error["category"], "NOT_FOUND");
 }

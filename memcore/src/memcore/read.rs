@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Memcore;
 use crate::error::{ErrorInfo, serialize_infos};
-use crate::{Collection, Error, Filter, IntoMemoryRef, Memory, MemorySummary, Result};
+use crate::{Collection, Error, Filter, IntoMemoryRef, Memory, MemoryRef, MemorySummary, Result};
 
 /// What [`Memcore::list`] returns: the memories that loaded, and the files that did not.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -76,7 +76,33 @@ impl ListOptions {
 impl Memcore {
     /// The memory `reference` names (`id` or `collection/id`).
     pub fn get(&self, reference: impl IntoMemoryRef) -> Result<Memory> {
-        self.indexed.store().get(&reference.into_memory_ref()?).map(Arc::unwrap_or_clone)
+        let reference = reference.into_memory_ref()?;
+        match self.indexed.store().get(&reference) {
+            Ok(memory) => Ok(Arc::unwrap_or_clone(memory)),
+            Err(e @ Error::NotFound { .. }) => Err(self.demoted(&reference).unwrap_or(e)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// For a tiered store's memory that compaction moved to the cold tier: the not-found
+    /// error that says so and how to read it there.
+    fn demoted(&self, reference: &MemoryRef) -> Option<Error> {
+        let tiers = self.tiers()?;
+        reference.collection()?;
+        let records = tiers.cold().demoted(reference).ok()?;
+        let record = records.last()?;
+        let digest =
+            record.origin.as_ref().map(|d| format!(", summarised in {d}")).unwrap_or_default();
+        Some(Error::not_found(
+            format!(
+                "memory {reference} in the warm tier (compaction moved it to the cold tier{digest})"
+            ),
+            format!(
+                "read archive record {} (`ColdArchive::get`), or find it with recall or \
+                 `memcore search --tier cold`",
+                record.id
+            ),
+        ))
     }
 
     /// The store's collections.

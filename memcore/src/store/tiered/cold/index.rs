@@ -216,6 +216,30 @@ impl ArchiveIndex {
         })
     }
 
+    /// The locations of the records whose ids start with `prefix` (non-empty), in id order.
+    pub(super) fn with_id_prefix(&self, prefix: &str) -> Result<Vec<Location>> {
+        let Some(last) = prefix.chars().last() else { return Ok(Vec::new()) };
+        // Every id with the prefix sorts before the prefix with its last character bumped.
+        let Some(next) = char::from_u32(u32::from(last) + 1) else { return Ok(Vec::new()) };
+        let upper = format!("{}{next}", &prefix[..prefix.len() - last.len_utf8()]);
+        let query = RangeQuery::new(
+            Bound::Included(Term::from_field_text(self.fields.id, prefix)),
+            Bound::Excluded(Term::from_field_text(self.fields.id, &upper)),
+        );
+        guarded(&self.dir, || {
+            let searcher = self.reader.searcher();
+            let found = searcher
+                .search(&query, &DocSetCollector)
+                .map_err(|e| failed("searching the archive", e))?;
+            let mut locations: Vec<Location> = found
+                .into_iter()
+                .map(|address| self.location(&searcher, address))
+                .collect::<Result<_>>()?;
+            locations.sort();
+            Ok(locations)
+        })
+    }
+
     /// Every record `filter` lets through; a filter without conditions is an
     /// [`Error::Validation`] (it would name the whole archive).
     pub(super) fn matching(&self, filter: &ArchiveFilter) -> Result<Vec<Location>> {

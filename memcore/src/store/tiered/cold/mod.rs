@@ -39,7 +39,7 @@ use super::super::fsutil::{
     create_private_dir_all, remove_file_if_present, sync_dir, write_atomic,
 };
 use super::super::lock::StoreLock;
-use crate::{Error, Result};
+use crate::{Error, MemoryRef, Result};
 
 /// The most records one frame holds: a hit decompresses its whole frame (about 1 MB of JSON
 /// lines for conversation turns; only the hits' lines are parsed).
@@ -232,6 +232,21 @@ impl ColdArchive {
                 "search the archive for it, or check the id",
             )
         })
+    }
+
+    /// The records of the memory `reference` demoted from the warm tier (ids
+    /// `collection/id@<digest>`: one per version demoted), oldest first.
+    pub fn demoted(&self, reference: &MemoryRef) -> Result<Vec<ArchivedRecord>> {
+        self.index.refresh()?;
+        let prefix = format!("{reference}@");
+        let mut records = Vec::new();
+        for location in self.retrying(|| self.index.with_id_prefix(&prefix))? {
+            if let Some(record) = self.retrying(|| self.read(&location.id))? {
+                records.push(record);
+            }
+        }
+        records.sort_by_key(|record| record.memory.as_ref().map(|m| m.updated_at));
+        Ok(records)
     }
 
     /// The best `limit` records for `text` among those `filter` lets through, best first.
