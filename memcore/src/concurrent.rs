@@ -17,7 +17,8 @@ pub(crate) fn alongside<S: Send, M>(
         let main = main();
         let side = match spawned {
             Ok(handle) => handle.join().unwrap_or_else(|_| Err(panicked())),
-            Err(_) => side(),
+            Err(_) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(&side))
+                .unwrap_or_else(|_| Err(panicked())),
         };
         (side, main)
     })

@@ -216,6 +216,17 @@ fn an_agents_own_evidence_stays_out_of_the_shared_summary() {
     assert!(!hers.content.contains("(memory/bands)"), "shared sources go to the summary");
     assert!(shared.contains("(memory/bands)"), "{shared}");
     assert!(hers.content.contains("\"salary\" -> "), "{}", hers.content);
+
+    // A session without named agents lists what a recall in everyone's view delivered,
+    // whoever owns it: no agent of the session keeps notes of it.
+    memcore.session_start(&SessionStartRequest::new("all-hands")).unwrap();
+    let open_view = RecallRequest::new("salary").mode(SearchMode::Text).session("all-hands");
+    memcore.recall(&open_view).unwrap();
+    let in_view = open_view.clone().agent("alice");
+    assert!(matches!(memcore.recall(&in_view), Err(Error::Validation { .. })));
+    memcore.session_end(&SessionEndRequest::new("all-hands")).unwrap();
+    let summary = memcore.get("sessions/all-hands").unwrap().content;
+    assert!(summary.contains("(memory/salary)") && summary.contains("(memory/bands)"), "{summary}");
 }
 
 #[test]
@@ -229,13 +240,16 @@ fn a_session_end_lists_at_most_fifty_sources() {
         .collect();
     memcore.put_many(many).unwrap();
     memcore.session_start(&SessionStartRequest::new("outage")).unwrap();
-    let ask = RecallRequest::new("runbook step").mode(SearchMode::Text).limit(60).session("outage");
+    let ask = RecallRequest::new("runbook step [[the outage]]")
+        .mode(SearchMode::Text)
+        .limit(60)
+        .session("outage");
     assert_eq!(memcore.recall(&ask).unwrap().hits.len(), 60);
     memcore.session_end(&SessionEndRequest::new("outage")).unwrap();
     let summary = memcore.get("sessions/outage").unwrap().content;
     assert_eq!(summary.matches("- [M").count(), 50, "{summary}");
     assert!(summary.contains("- ... and 10 more"), "{summary}");
-    assert!(!summary.contains("[[the outage]]"), "titles are listed without links: {summary}");
+    assert!(!summary.contains("[["), "titles and queries are listed without links: {summary}");
 }
 
 #[test]

@@ -130,16 +130,21 @@ impl IndexedStore {
     }
 
     /// Rewrites the indexes so that no file keeps what deletions removed (purge): the
-    /// full-text segments holding deleted documents, and the dead rows of the vector log
-    /// (when this handle has an embedder: without one the log cannot be opened, and keeps
-    /// them until a process with the model compacts it), under the index lock.
+    /// full-text segments holding deleted documents, and the dead rows of the vector log,
+    /// under the index lock. The vector log is left as it is when this handle cannot use it
+    /// (no embedder, or a log of another model or unreadable: `reindex` starts it over), so
+    /// that a purge is not held up by what only a rebuild can fix; a process with the model
+    /// compacts it later.
     pub(crate) fn compact_removed(&self) -> Result<()> {
         let _guard = self.lock.acquire()?;
         self.indexes.text.compact_deleted()?;
-        match self.indexes.vectors.semantic() {
-            Ok(semantic) => semantic.vectors.compact_removed(),
-            Err(_) => Ok(()),
+        if let Ok(semantic) = self.indexes.vectors.semantic()
+            && let Err(e) = semantic.vectors.compact_removed()
+            && !matches!(e, Error::Index { .. } | Error::Corrupted { .. })
+        {
+            return Err(e);
         }
+        Ok(())
     }
 
     /// [`IndexedStore::replay`] for a caller that holds the lock.

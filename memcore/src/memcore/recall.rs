@@ -145,16 +145,15 @@ impl Memcore {
     }
 }
 
-/// A recall in `agent`'s view within a live session whose agents are named must be one of
-/// theirs ([`Error::Validation`] otherwise), as a session note must.
+/// A recall in `agent`'s view within a live session must be one of the agents the session
+/// started with ([`Error::Validation`] otherwise), as an agent's session note must: its
+/// evidence and queries end in that agent's notes.
 fn check_agent_takes_part(live: &HotSession, agent: Option<&str>) -> Result<()> {
     match agent {
-        Some(agent) if !live.agents.is_empty() && !live.agents.iter().any(|a| a == agent) => {
-            Err(Error::validation(
-                format!("agent {agent} does not take part in {}", live.session_id),
-                "name one of the agents the session started with, or leave the agent out",
-            ))
-        }
+        Some(agent) if !live.agents.iter().any(|a| a == agent) => Err(Error::validation(
+            format!("agent {agent} does not take part in {}", live.session_id),
+            "name one of the agents the session started with, or leave the agent out",
+        )),
         _ => Ok(()),
     }
 }

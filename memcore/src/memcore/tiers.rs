@@ -9,6 +9,7 @@ use super::Memcore;
 use super::recall::SESSION_KEY;
 use crate::concurrent::alongside;
 use crate::session::{ExtractiveSummarizer, Summarizer, condense};
+use crate::store::tiered::MAX_RECORDED_QUERY_CHARS;
 use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
 use crate::store::{
@@ -139,7 +140,9 @@ impl Memcore {
     /// 4. its hot state is cleared.
     ///
     /// The session's writes wait meanwhile. Each step is idempotent, so an end that failed
-    /// part-way is resumed by ending again (nothing lost, nothing twice). Ending a session
+    /// part-way is resumed by ending again (nothing lost, no turn archived twice; the warm
+    /// memories are written again, as new versions, if they were written before the
+    /// failure). The cold and warm tiers are written at once, on two threads. Ending a session
     /// that is not live (ended already) is an [`Error::NotFound`].
     pub fn session_end(&self, request: &SessionEndRequest) -> Result<SessionEndReport> {
         let tiers = self.tiers_for("ending a session")?;
@@ -338,17 +341,33 @@ const LISTED_TITLE_CHARS: usize = 120;
 /// session; an agent's own memories only ever in its notes), and the queries made in its
 /// view. At most [`MAX_LISTED`] of each.
 fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&str>) {
-    let sources = session.evidence.iter().filter(|e| e.agent.as_deref() == agent).map(|e| {
-        // Titles are listed as plain text: a `[[link]]` in one would add a link edge.
-        let title = one_line(&e.title, LISTED_TITLE_CHARS).replace("[[", "[").replace("]]", "]");
-        format!("[{}] {title} ({})", e.label, e.source)
-    });
+    // The session's own: what no agent of the session owns (shared evidence, and an
+    // outsider's memory that a recall in everyone's view delivered).
+    let listed_here = |owner: Option<&str>| match agent {
+        Some(agent) => owner == Some(agent),
+        None => owner.is_none_or(|owner| !session.agents.iter().any(|a| a == owner)),
+    };
+    let sources =
+        session.evidence.iter().filter(|e| listed_here(e.agent.as_deref())).map(|e| {
+            format!("[{}] {} ({})", e.label, plain(&e.title, LISTED_TITLE_CHARS), e.source)
+        });
     push_capped(content, "Sources", sources);
     let queries = session.retrievals.iter().filter(|r| r.agent.as_deref() == agent).map(|r| {
-        let found = if r.labels.is_empty() { "nothing".to_owned() } else { r.labels.join(", ") };
-        format!("{:?} -> {found}", r.query)
+        let mut labels: Vec<&str> = r.labels.iter().take(MAX_LISTED).map(String::as_str).collect();
+        let more = r.labels.len().saturating_sub(MAX_LISTED);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        if labels.is_empty() {
+            labels.push("nothing");
+        }
+        format!("{:?} -> {}{more}", plain(&r.query, MAX_RECORDED_QUERY_CHARS), labels.join(", "))
     });
     push_capped(content, "Retrieval history", queries);
+}
+
+/// `text` on one line, at most `max_chars`, as plain text: a `[[link]]` in a title or a
+/// query listed in a summary would add a link edge.
+fn plain(text: &str, max_chars: usize) -> String {
+    one_line(text, max_chars).replace("[[", "[").replace("]]", "]")
 }
 
 /// [`push_list`] of the first [`MAX_LISTED`] `items`, then how many more there were.

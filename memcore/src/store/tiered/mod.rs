@@ -21,7 +21,7 @@ pub use hot::{
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotEvidence, HotNote, HotRetrieval,
     HotSession, HotTier, HotTurn,
 };
-pub(crate) use hot::{as_messages, not_live};
+pub(crate) use hot::{MAX_RECORDED_QUERY_CHARS, as_messages, not_live};
 pub use recall::{RecallHit, RecallRequest, RecallResults, Tier, TierScope};
 pub use requests::{
     AuditRecord, CompactRequest, CompactionReport, DigestStep, PurgeRequest, RetainReport,

@@ -420,8 +420,11 @@ impl ColdArchive {
         self.purge(&ids)
     }
 
-    /// Compares the segments with the index, reading every frame.
+    /// Compares the segments with the index, reading every frame, while no writer (an
+    /// archive, a purge, a repair) changes them: a writer holding the archive past the lock
+    /// timeout is an [`Error::Conflict`].
     pub fn verify(&self) -> Result<ArchiveCheck> {
+        let _guard = self.lock.acquire()?;
         self.index.refresh()?;
         let mut check = ArchiveCheck::default();
         let mut held: HashSet<(String, String, u64)> = HashSet::new();
