@@ -126,6 +126,16 @@ TEST(recall_labels_both_tiers_in_a_session) {
   CHECK_CONTAINS(json, "\"source\":\"turn/c-standup/");
   CHECK_CONTAINS(json, "\"session\":\"c-standup\"");
   memcore_string_free(json);
+  /* verify and repair cover the cold archive the turns are in. */
+  json = call_ok(mc, "verify", "{}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"cold\":{");
+  CHECK_CONTAINS(json, "\"damaged\":[]");
+  memcore_string_free(json);
+  json = call_ok(mc, "repair", "{}");
+  CHECK(json != NULL);
+  CHECK_CONTAINS(json, "\"frames_set_aside\":0");
+  memcore_string_free(json);
   json = call_ok(mc, "session_live", "{\"session\": \"c-recall\"}");
   CHECK(json != NULL);
   CHECK_CONTAINS(json, "\"query\":\"allocator pool\"");
