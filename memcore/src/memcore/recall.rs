@@ -69,7 +69,8 @@ impl Memcore {
         };
         let matching = warm.iter().filter(|(_, words)| *words).count();
         let cold = match tiers {
-            Some(tiers) if request.tier.needs_cold() || request.tier == TierScope::Auto => {
+            // Every scope but `warm` reads the archive (`auto` to fill up).
+            Some(tiers) if request.tier != TierScope::Warm => {
                 let wanted = match request.tier {
                     TierScope::Auto => request.limit.saturating_sub(matching),
                     _ => request.limit,
