@@ -6,12 +6,14 @@
 //!
 //! ```text
 //! scripts/fetch-models   # for semantic and hybrid
-//! cargo run --release --example locomo_eval -- [--modes text,semantic,hybrid] [--out DIR] [--plain]
+//! cargo run --release --example locomo_eval -- [--modes text,semantic,hybrid] [--out DIR] \
+//!     [--data DIR] [--plain]
 //! ```
 //!
-//! `--plain` stores each turn as a new user would (its text alone, who said it and when)
-//! instead of the harness's rewrite (date and speaker in the text, the speaker as title, the
-//! previous turn as context).
+//! `--plain` stores each turn as a new user would (its text, who said it, when, and its
+//! session and turn number as metadata) instead of the harness's rewrite (date and speaker in
+//! the text, the speaker as title, the previous turn as context). `--data` is the directory
+//! holding `locomo-dev/` and `score.py` (default `../shared/eval`).
 //!
 //! The data is licensed for evaluation only and is read in place, never copied.
 
@@ -78,13 +80,17 @@ fn turn_memory(turn: &Turn, previous: Option<&Turn>) -> NewMemory {
     memory
 }
 
-/// A turn as a new user stores it (`--plain`): its text, who said it (`created_by`) and
-/// when (`created_at`); the id and `dia_id` only so that hits can be scored.
+/// A turn as a new user stores it (`--plain`): its text, who said it (`created_by`), when
+/// (`created_at`) and where in the conversation (`session` and `turn` metadata,
+/// `memcore::SESSION_KEY` and `memcore::TURN_KEY`); the id and `dia_id` only so that hits
+/// can be scored.
 fn plain_memory(turn: &Turn) -> NewMemory {
     let mut memory = NewMemory::new(turn.text.clone())
         .id(turn.dia_id.to_lowercase())
         .collection("turns")
         .created_by(turn.speaker.clone())
+        .meta(memcore::SESSION_KEY, turn.session)
+        .meta(memcore::TURN_KEY, turn.turn_index)
         .meta("dia_id", turn.dia_id.clone());
     if let Some(at) = memcore::parse_timestamp(&turn.session_timestamp) {
         memory = memory.created_at(at);
@@ -103,7 +109,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     let out = PathBuf::from(flag("--out").unwrap_or_else(|| "target/locomo".into()));
     let plain = args.iter().any(|a| a == "--plain");
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/eval");
+    let data = flag("--data").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/eval"),
+        PathBuf::from,
+    );
     fs::create_dir_all(&out)?;
 
     let turns: Vec<Turn> = read_jsonl(&data.join("locomo-dev/memories.jsonl"));

@@ -225,7 +225,16 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
     assert first["score"] == top.score
     assert first["memory"] == top.memory.to_dict()
     assert first["parts"] == top.parts.to_dict()
-    assert set(first["parts"]) == {"text_rank", "text_score", "vector_rank", "vector_similarity", "base", "recency", "link"}
+    assert set(first["parts"]) == {
+        "text_rank",
+        "text_score",
+        "vector_rank",
+        "vector_similarity",
+        "base",
+        "recency",
+        "link",
+        "neighbours",
+    }
     assert top.to_dict() == first
 
 
@@ -300,6 +309,25 @@ def test_bad_arguments(corpus: memcore.Memcore, kwargs: dict[str, Any], error: t
     assert isinstance(err, memcore.ValidationError) and isinstance(err, ValueError)
     assert message in str(err)
     assert err.recovery
+
+
+def test_conversation_turns_are_searched_with_their_neighbours(store: memcore.Memcore) -> None:
+    turns = [
+        ("Ana", "Did you ever make it to the glacier?"),
+        ("Ben", "Yes, last week, it was stunning."),
+        ("Ana", "Lucky you, was the glacier cave open?"),
+    ]
+    store.put_many(
+        [
+            {"content": text, "id": f"t{n}", "created_by": who, "metadata": {"session": "trip", "turn": n}}
+            for n, (who, text) in enumerate(turns, start=1)
+        ]
+    )
+    hits = store.search("glacier", mode="text").hits
+    assert {hit.memory.id for hit in hits} == {"t1", "t2", "t3"}
+    reply = next(hit for hit in hits if hit.memory.id == "t2")
+    assert reply.parts.text_rank is not None, "found by the words of the turn it answers"
+    assert reply.parts.neighbours is not None and reply.parts.neighbours > 0
 
 
 def test_search_on_a_closed_handle(store_path: Path) -> None:

@@ -106,8 +106,8 @@ pub use memcore::{
 };
 pub use memory::{
     AGENT_KEY, Collection, FIELD_NAMES, IntoMemoryRef, Limits, MAX_COLLECTION_LEN, MAX_ID_LEN,
-    Memory, MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, Status,
-    Timestamp, now,
+    Memory, MemoryId, MemoryRef, MemorySummary, MemoryUpdate, Metadata, NewMemory, SESSION_KEY,
+    Status, TURN_KEY, Timestamp, TurnPlace, now,
 };
 pub use search::{Hit, MAX_LIMIT, Query, Recency, ScoreParts, SearchMode, SearchResults};
 #[cfg(feature = "postgres")]

@@ -174,3 +174,17 @@ fn model_fetch_fills_a_directory_semantic_search_then_uses() {
     assert_eq!(output.status.code(), Some(5));
     assert!(json_error(&output)["recovery"].as_str().unwrap().contains("MEMCORE_PYTHON"));
 }
+
+#[test]
+fn conversation_turns_are_found_with_the_turn_they_answer() {
+    let sandbox = Sandbox::new();
+    let turns = [("Ana", "Did you ever make it to the glacier?"), ("Ben", "Yes, it was stunning.")];
+    for (n, (who, text)) in turns.iter().enumerate() {
+        let metadata = format!(r#"{{"session": "trip", "turn": {}}}"#, n + 1);
+        let id = format!("t{}", n + 1);
+        sandbox.put(text, &["--id", &id, "--created-by", who, "--metadata", &metadata]);
+    }
+    let results = sandbox.json(&["search", "glacier", "--mode", "text"]);
+    assert_eq!(hit_ids(&results), ["t1", "t2"], "{results}");
+    assert!(results["hits"][1]["parts"]["neighbours"].as_f64().unwrap() > 0.0, "{results}");
+}

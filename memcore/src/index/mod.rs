@@ -20,7 +20,10 @@ mod vector;
 use std::collections::HashMap;
 use std::fmt;
 
-pub(crate) use doc::{DocFilter, DocMeta, IndexDoc, content_hash};
+pub(crate) use doc::{
+    DocFilter, DocMeta, EMBEDDED_TEXT_REVISION, IndexDoc, content_hash, neighbour_terms, turn_term,
+    turn_text,
+};
 pub(crate) use journal::{Entry as JournalEntry, Journal};
 pub use report::{
     IndexCheck, IndexDiff, IndexRebuild, IndexRepair, Progress, ReindexReport, RepairReport,

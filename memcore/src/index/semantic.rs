@@ -20,8 +20,8 @@ use std::sync::{Arc, OnceLock};
 use sha2::{Digest, Sha256};
 
 use super::{
-    Applied, DerivedIndex, GraphStatus, IndexDoc, ModelChanged, Staged, Unavailable, VectorIndex,
-    remove_level_stamp,
+    Applied, DerivedIndex, EMBEDDED_TEXT_REVISION, GraphStatus, IndexDoc, ModelChanged, Staged,
+    Unavailable, VectorIndex, remove_level_stamp,
 };
 use crate::concurrent::alongside;
 use crate::store::fsutil::remove_dir_if_present;
@@ -143,6 +143,13 @@ fn vector_keys(docs: &[IndexDoc], texts: &[String]) -> Vec<VectorKey> {
         .collect()
 }
 
+/// What a vector index records as the source of its vectors: the model and the revision of
+/// the text it embeds ([`EMBEDDED_TEXT_REVISION`]), so that vectors of another model or
+/// another text are embedded again.
+fn vector_identity(model_id: &str) -> String {
+    format!("{model_id} (embedded text r{EMBEDDED_TEXT_REVISION})")
+}
+
 /// The vector index of one store and its embedder, set up on first use.
 #[derive(Debug)]
 pub(crate) struct SemanticIndex {
@@ -261,7 +268,7 @@ impl SemanticIndex {
     fn open(&self, read_vectors: bool) -> std::result::Result<Semantic, Unavailable> {
         let unavailable = |e: Error| Unavailable(e.report());
         let open = |dimension: usize, model_id: &str| {
-            let vectors = VectorIndex::open(&self.dir, dimension, model_id)?;
+            let vectors = VectorIndex::open(&self.dir, dimension, &vector_identity(model_id))?;
             if read_vectors {
                 vectors.load()?;
             }

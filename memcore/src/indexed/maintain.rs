@@ -10,8 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::IndexedStore;
+use super::conversation::KnownTurns;
 use crate::index::{
-    Applied, DerivedIndex, IndexCheck, IndexDiff, IndexDoc, IndexRebuild, IndexRepair, Progress,
+    Applied, DerivedIndex, IndexCheck, IndexDiff, IndexRebuild, IndexRepair, Progress,
     ReindexReport, RepairReport, SyncReport, VerifyReport, content_hash,
 };
 use crate::store::fsutil::write_atomic;
@@ -237,6 +238,7 @@ impl IndexedStore {
         let _guard = self.lock.acquire()?;
         let (memories, unreadable) = self.scan_all()?;
         let total = memories.len();
+        let known = KnownTurns::of(&memories);
         let mut indexes: Vec<(&dyn DerivedIndex, IndexRebuild)> = Vec::new();
         for index in self.indexes.all() {
             let mut rebuild = IndexRebuild::default();
@@ -254,7 +256,7 @@ impl IndexedStore {
         progress(Progress { done: 0, total });
         let mut done = 0;
         for chunk in memories.chunks(outer.unwrap_or(total).max(1)) {
-            let docs: Vec<IndexDoc> = chunk.iter().map(|m| IndexDoc::of(m)).collect();
+            let docs = self.docs_with(chunk, &known);
             for (index, rebuild) in indexes.iter_mut().filter(|i| ready(i)) {
                 let size = batch(*index);
                 for part in docs.chunks(size) {
@@ -358,7 +360,7 @@ impl IndexedStore {
     ) -> Result<(usize, usize)> {
         let (stored, gone) = self.load(stale)?;
         let removed: Vec<MemoryRef> = orphaned.iter().chain(&gone).cloned().collect();
-        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+        let docs = self.docs_of(&stored);
         required(index.apply(&docs, &removed)?, index)?;
         Ok((docs.len(), removed.len()))
     }

@@ -11,6 +11,7 @@
 //!
 //! Lock order is always the index lock, then the store's own lock. Readers take no lock.
 
+mod conversation;
 mod maintain;
 mod write;
 

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::IndexedStore;
+use super::conversation::KnownTurns;
 use crate::concurrent::alongside;
 use crate::index::{Applied, IndexDoc, JournalEntry, Staged};
 use crate::store::{MemoryStore, PutMode, TrashEntry};
@@ -179,7 +180,7 @@ impl IndexedStore {
             let (written, staged) = alongside(
                 || write(store),
                 || {
-                    let docs: Vec<IndexDoc> = stage.iter().map(IndexDoc::of).collect();
+                    let docs = self.docs_of(stage);
                     let entries: Vec<Box<dyn Staged + '_>> =
                         self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
                     (docs, entries)
@@ -220,8 +221,11 @@ impl IndexedStore {
     ) -> Result<()> {
         let changed: Vec<usize> = (0..stored.len()).filter(|&i| stored[i] != stage[i]).collect();
         let mut replaced = Vec::new();
+        let known = KnownTurns::of(stored);
         for &i in &changed {
-            let doc = IndexDoc::of(&stored[i]);
+            let Some(doc) = self.docs_with(std::slice::from_ref(&stored[i]), &known).pop() else {
+                continue;
+            };
             if doc.meta.key != docs[i].meta.key {
                 replaced.push(docs[i].meta.key.clone());
             }
@@ -236,7 +240,7 @@ impl IndexedStore {
 
     /// Writes `stored` into every index and removes `removed` (the caller holds the lock).
     pub(crate) fn apply(&self, stored: &[Memory], removed: &[MemoryRef]) -> Result<()> {
-        let docs: Vec<IndexDoc> = stored.iter().map(IndexDoc::of).collect();
+        let docs = self.docs_of(stored);
         for index in self.indexes.all() {
             // A lagging index catches up from the store when it is next used.
             let _lagging: Applied = index.apply(&docs, removed)?;

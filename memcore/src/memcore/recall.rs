@@ -12,7 +12,7 @@ use crate::store::{
     RecallResults, Tier, TierScope, Tiers,
 };
 use crate::text::one_line;
-use crate::{Error, Memory, MemoryRef, Query, Result, SearchMode};
+use crate::{Error, Memory, MemoryRef, Query, Result, SESSION_KEY, SearchMode};
 
 /// The longest excerpt a hit carries, in characters.
 const EXCERPT_CHARS: usize = 240;
@@ -20,8 +20,6 @@ const EXCERPT_CHARS: usize = 240;
 const COLD_OVERFETCH: usize = 4;
 /// The most cold candidates one recall reads.
 const MAX_COLD_FETCH: usize = 4_096;
-/// The metadata key naming the session a warm memory came from.
-pub(crate) const SESSION_KEY: &str = "session";
 
 impl Memcore {
     /// Searches the store's tiers for `request.text`: the warm tier (the indexed memories)

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::Memcore;
-use super::recall::SESSION_KEY;
+use crate::SESSION_KEY;
 use crate::concurrent::alongside;
 use crate::session::{ExtractiveSummarizer, Summarizer, condense};
 use crate::store::tiered::MAX_RECORDED_QUERY_CHARS;

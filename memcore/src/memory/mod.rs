@@ -195,7 +195,58 @@ pub struct Memory {
 /// ([`crate::Query::agent`]) or the shared one ([`crate::Query::shared`]).
 pub const AGENT_KEY: &str = "agent";
 
+/// The metadata key naming the conversation (a session, a thread) a memory belongs to: a
+/// string or a number. With [`TURN_KEY`] it makes the memory a turn of that conversation.
+pub const SESSION_KEY: &str = "session";
+
+/// The metadata key giving a turn's place in its conversation ([`SESSION_KEY`]): a whole
+/// number, counting up by one per turn. The full-text index reads the turn before a turn
+/// with it (short replies such as "yes, last week!" mean little on their own).
+///
+/// ```
+/// use memcore::{Memcore, NewMemory, Query, SearchMode};
+///
+/// let dir = tempfile::tempdir()?;
+/// let memcore = Memcore::open(dir.path())?;
+/// let turn = |n: u64, who: &str, text: &str| {
+///     NewMemory::new(text).created_by(who).meta("session", "trip").meta("turn", n)
+/// };
+/// memcore.put_many(vec![
+///     turn(1, "Ana", "Did you ever make it to the glacier?"),
+///     turn(2, "Ben", "Yes, last week, it was stunning."),
+/// ])?;
+/// let hits = memcore.search(&Query::new("glacier").mode(SearchMode::Text))?.hits;
+/// assert_eq!(hits.len(), 2, "the reply is found through the turn it answers");
+/// # Ok::<(), memcore::Error>(())
+/// ```
+pub const TURN_KEY: &str = "turn";
+
+/// Where a memory sits in a conversation: its [`SESSION_KEY`] and [`TURN_KEY`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TurnPlace {
+    /// The conversation, as text (a number is written in decimal).
+    pub session: String,
+    /// The turn's number in it.
+    pub turn: u64,
+}
+
 impl Memory {
+    /// Where this memory sits in a conversation, when its metadata has a [`SESSION_KEY`]
+    /// (text or a number) and a whole-number [`TURN_KEY`] (a number, or digits as text).
+    pub fn turn_place(&self) -> Option<TurnPlace> {
+        let session = match self.metadata.get(SESSION_KEY)? {
+            serde_json::Value::String(s) if !s.is_empty() => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => return None,
+        };
+        let turn = match self.metadata.get(TURN_KEY)? {
+            serde_json::Value::Number(n) => n.as_u64()?,
+            serde_json::Value::String(s) => s.parse().ok()?,
+            _ => return None,
+        };
+        Some(TurnPlace { session, turn })
+    }
+
     /// The agent this memory belongs to (its [`AGENT_KEY`] metadata, when a string), or
     /// `None` for a shared memory.
     pub fn agent(&self) -> Option<&str> {

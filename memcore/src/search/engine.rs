@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use super::fusion::hybrid_score;
+use super::neighbours;
 use super::query_cache::QueryCache;
 use super::{Hit, Query, ScoreParts, SearchMode, SearchResults};
 use crate::concurrent::alongside;
@@ -96,6 +97,9 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     };
 
     let mut candidates = fuse(mode, &text_hits, &vector_hits);
+    if mode != SearchMode::Semantic {
+        neighbours::lend_scores(&ctx.indexed.indexes().text, &mut candidates)?;
+    }
     if query.expand_links {
         expand_links(ctx, &filter, &mut candidates)?;
     }

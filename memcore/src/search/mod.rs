@@ -4,6 +4,7 @@
 
 pub(crate) mod engine;
 mod fusion;
+mod neighbours;
 mod query;
 pub(crate) mod query_cache;
 

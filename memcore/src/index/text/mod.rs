@@ -34,6 +34,7 @@ use tantivy::{DocSet, TERMINATED};
 pub(crate) use self::errors::guarded;
 use self::errors::{REBUILD, damaged, failed};
 pub(crate) use self::query::tame;
+use self::schema::TURN_FIELD;
 pub(crate) use self::schema::{ENGLISH, tokenizers};
 use self::schema::{Fields, schema};
 pub(crate) use self::writer::TextBatch;
@@ -349,6 +350,53 @@ impl TextIndex {
         let term = Term::from_field_text(self.fields.id, id.as_str());
         let query = TermQuery::new(term, IndexRecordOption::Basic);
         Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
+    }
+
+    /// The keys of the documents whose conversation place is `term` ([`IndexDoc::turn_term`]).
+    pub(crate) fn keys_with_turn(&self, term: &str) -> Result<Vec<MemoryRef>> {
+        let term = Term::from_field_text(self.fields.turn, term);
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
+    }
+
+    /// The conversation places ([`IndexDoc::turn_term`]) of those of `keys` that are turns:
+    /// each key's live document found in the term dictionary, its place read from a fast
+    /// column (no stored document is decompressed). Empty at once when no segment has turns.
+    pub(crate) fn turn_terms_of(&self, keys: &[MemoryRef]) -> Result<HashMap<MemoryRef, String>> {
+        guarded(&self.dir, || {
+            let searcher = self.reader.searcher();
+            let read = |e: std::io::Error| Error::io(format!("reading {}", self.dir.display()), e);
+            let mut places = HashMap::new();
+            for segment in searcher.segment_readers() {
+                let turns =
+                    segment.fast_fields().str(TURN_FIELD).map_err(|e| damaged(&self.dir, e))?;
+                let Some(turns) = turns.filter(|column| column.num_terms() > 0) else { continue };
+                let inverted =
+                    segment.inverted_index(self.fields.key).map_err(|e| damaged(&self.dir, e))?;
+                for key in keys {
+                    let term = Term::from_field_text(self.fields.key, &key.to_string());
+                    let Some(mut postings) =
+                        inverted.read_postings(&term, IndexRecordOption::Basic).map_err(read)?
+                    else {
+                        continue;
+                    };
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED && segment.is_deleted(doc) {
+                        doc = postings.advance();
+                    }
+                    if doc == TERMINATED {
+                        continue;
+                    }
+                    let mut place = String::new();
+                    if let Some(ord) = turns.term_ords(doc).next()
+                        && turns.ord_to_str(ord, &mut place).map_err(read)?
+                    {
+                        places.insert(key.clone(), place);
+                    }
+                }
+            }
+            Ok(places)
+        })
     }
 
     /// The `link_edge` terms starting with `prefix` that a live document holds, in term order

@@ -2,7 +2,7 @@
 //! becomes a tantivy document.
 
 use tantivy::schema::{
-    DateOptions, DateTimePrecision, Field, IndexRecordOption, STORED, STRING, Schema,
+    DateOptions, DateTimePrecision, FAST, Field, IndexRecordOption, STORED, STRING, Schema,
     TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{
@@ -18,6 +18,9 @@ use crate::links::{EdgeTypes, extract_links};
 
 /// The name under which the English analyzer is registered with tantivy.
 pub(crate) const ENGLISH: &str = "memcore_en";
+
+/// The name of the field of a conversation turn's place.
+pub(super) const TURN_FIELD: &str = "turn";
 
 /// The `pinned` term of a pinned memory.
 pub(super) const PINNED: &str = "true";
@@ -59,6 +62,9 @@ pub(super) struct Fields {
     pub(super) link_edge: Field,
     /// `true` for a pinned memory (importance 1.0 or a `##keepit1.00##` marker): raw.
     pub(super) pinned: Field,
+    /// A conversation turn's place (`IndexDoc::turn_term`): raw, indexed (the turn after it
+    /// finds it) and a fast column (a search finds its neighbours among the candidates).
+    pub(super) turn: Field,
 }
 
 /// The schema of the index and its fields.
@@ -91,6 +97,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         hash: builder.add_text_field("hash", STORED),
         link_edge: builder.add_text_field("link_edge", STRING),
         pinned: builder.add_text_field("pinned", STRING),
+        turn: builder.add_text_field(TURN_FIELD, STRING | FAST),
     };
     (builder.build(), fields)
 }
@@ -123,8 +130,12 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
         out.add_text(f.title, &doc.title);
     }
     out.add_text(f.content, &doc.content);
-    if let Some(context) = &doc.context {
+    // The turn before a conversation turn is its context too (searched, not embedded).
+    for context in [&doc.context, &doc.previous_turn].into_iter().flatten() {
         out.add_text(f.context, context);
+    }
+    if let Some(term) = &doc.turn_term {
+        out.add_text(f.turn, term);
     }
     if let Some(summary) = &doc.summary {
         out.add_text(f.summary, summary);

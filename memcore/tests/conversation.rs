@@ -1,0 +1,121 @@
+//! Conversation turns (`session` and `turn` metadata) are searched with the turn before them:
+//! a short reply is found by the words of the message it answers, from a batch, from single
+//! puts in order, and after a reindex when the turns came out of order.
+
+// Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+use memcore::{Memcore, NewMemory, Query, SESSION_KEY, SearchMode, TURN_KEY};
+
+/// Turn `turn` of `session`, said by `who`.
+fn turn(session: &str, turn: u64, who: &str, text: &str) -> NewMemory {
+    NewMemory::new(text)
+        .id(format!("{session}-{turn}"))
+        .created_by(who)
+        .meta(SESSION_KEY, session)
+        .meta(TURN_KEY, turn)
+}
+
+/// The ids of the full-text hits of `text`.
+fn found(memcore: &Memcore, text: &str) -> Vec<String> {
+    let query = Query::new(text).mode(SearchMode::Text).limit(10);
+    memcore.search(&query).unwrap().hits.iter().map(|h| h.memory.id.to_string()).collect()
+}
+
+#[test]
+fn a_reply_is_found_by_the_turn_it_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("trip", 1, "Ana", "Did you ever make it to the glacier?"),
+            turn("trip", 2, "Ben", "Yes, last week, it was stunning."),
+            turn("trip", 3, "Ana", "Lucky you."),
+        ])
+        .unwrap();
+    assert_eq!(found(&memcore, "glacier"), ["trip-1", "trip-2"], "the turn itself ranks first");
+    assert_eq!(found(&memcore, "stunning"), ["trip-2", "trip-3"]);
+}
+
+#[test]
+fn single_puts_in_order_find_the_stored_turn_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore.put(turn("s1", 7, "Ana", "Which bakery sells the rye sourdough?")).unwrap();
+    memcore.put(turn("s1", 8, "Ben", "The one on Elm Street.")).unwrap();
+    assert_eq!(found(&memcore, "sourdough"), ["s1-7", "s1-8"]);
+
+    // A reopened handle (a fresh process) finds it through the index too.
+    drop(memcore);
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore.put(turn("s1", 9, "Ana", "Thanks!")).unwrap();
+    assert_eq!(found(&memcore, "Elm"), ["s1-8", "s1-9"]);
+}
+
+#[test]
+fn turns_of_other_sessions_collections_or_without_a_number_stay_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("a", 1, "Ana", "The kayak trip is on Sunday."),
+            turn("b", 2, "Ben", "Sounds good."),
+            turn("a", 2, "Ben", "Count me in.").collection("elsewhere"),
+            NewMemory::new("Great.").id("loose").meta(SESSION_KEY, "a").meta(TURN_KEY, "two"),
+            turn("a", 0, "Ana", "Kayak first, lunch after."),
+        ])
+        .unwrap();
+    let mut hits = found(&memcore, "kayak");
+    hits.sort();
+    assert_eq!(hits, ["a-0", "a-1"], "turn 1 follows turn 0 but is found for its own words");
+    assert_eq!(found(&memcore, "lunch"), ["a-0", "a-1"], "turn 0 is the context of turn 1");
+}
+
+#[test]
+fn a_turn_stored_before_the_one_it_follows_gets_it_at_reindex() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore.put(turn("late", 2, "Ben", "It was in the attic all along.")).unwrap();
+    memcore.put(turn("late", 1, "Ana", "Where did you find the old violin?")).unwrap();
+    assert_eq!(found(&memcore, "violin"), ["late-1"], "the reply came first");
+    memcore.reindex(&mut |_| {}).unwrap();
+    assert_eq!(found(&memcore, "violin"), ["late-1", "late-2"]);
+}
+
+#[test]
+fn an_updated_turn_keeps_the_turn_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("u", 1, "Ana", "Is the marathon in April?"),
+            turn("u", 2, "Ben", "Yes, the second week."),
+        ])
+        .unwrap();
+    let change = memcore::MemoryUpdate::new().content("Yes, the third week.");
+    memcore.update("u-2", change).unwrap();
+    assert_eq!(found(&memcore, "marathon"), ["u-1", "u-2"]);
+}
+
+#[test]
+fn neighbouring_turns_found_together_lend_each_other_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("n", 1, "Ana", "How was the trip to the lighthouse?"),
+            turn("n", 2, "Ben", "Windy, but we reached the lighthouse and the old harbour."),
+            turn("n", 3, "Ana", "Did the harbour cafe still sell crab rolls?"),
+            NewMemory::new("The harbour and the lighthouse were painted in 1902.").id("note"),
+        ])
+        .unwrap();
+    let query = Query::new("lighthouse harbour").mode(SearchMode::Text).limit(10);
+    let hits = memcore.search(&query).unwrap().hits;
+    let parts = |id: &str| hits.iter().find(|h| h.memory.id.as_str() == id).unwrap().parts;
+    let middle = parts("n-2");
+    let lent = middle.neighbours.expect("its neighbours were found too");
+    let own = f64::from(middle.text_score.unwrap());
+    assert!(lent > 0.0 && (middle.base - own - lent).abs() < 1e-9, "{middle:?}");
+    assert_eq!(parts("note").neighbours, None, "a memory that is no turn lends nothing");
+    assert_eq!(hits[0].memory.id.as_str(), "n-2", "the turn its neighbours back up ranks first");
+}
