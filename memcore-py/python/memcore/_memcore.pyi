@@ -356,7 +356,7 @@ class ScoreParts(Record):
         """With `expand_links`: the score taken from the strong hit this memory is linked with."""
     @property
     def neighbours(self) -> float | None:
-        """For a conversation turn (`session` and `turn` metadata): what the turns just before and after it, found by the same search, added to `base`."""
+        """For a conversation turn (`session` and `turn` metadata): what the turns up to two before and after it, found by the same search, added to `base`."""
 
 @final
 class Hit(Record):

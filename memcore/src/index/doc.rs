@@ -78,11 +78,11 @@ pub(crate) fn turn_term(collection: &str, session: &str, turn: u64) -> String {
     format!("{collection}\u{1f}{session}\u{1f}{turn}")
 }
 
-/// The terms of the turns just before and after the turn whose term is `term`.
-pub(crate) fn neighbour_terms(term: &str) -> Vec<String> {
+/// The terms of the turns `distance` before and after the turn whose term is `term`.
+pub(crate) fn neighbour_terms(term: &str, distance: u64) -> Vec<String> {
     let Some((conversation, turn)) = term.rsplit_once('\u{1f}') else { return Vec::new() };
     let Ok(turn) = turn.parse::<u64>() else { return Vec::new() };
-    [turn.checked_sub(1), turn.checked_add(1)]
+    [turn.checked_sub(distance), turn.checked_add(distance)]
         .into_iter()
         .flatten()
         .map(|n| format!("{conversation}\u{1f}{n}"))
@@ -238,9 +238,10 @@ mod tests {
         assert_eq!(doc.turn_term.as_deref(), Some(turn_term("memory", "7", 3).as_str()));
         let memory = turn.into_memory(&Collection::default(), &Limits::default(), crate::now());
         assert_eq!(turn_text(&memory.expect("valid")), "Ben: Yes!");
-        let neighbours = neighbour_terms(&turn_term("memory", "7", 3));
+        let neighbours = neighbour_terms(&turn_term("memory", "7", 3), 1);
         assert_eq!(neighbours, [turn_term("memory", "7", 2), turn_term("memory", "7", 4)]);
-        assert_eq!(neighbour_terms(&turn_term("memory", "7", 0)), [turn_term("memory", "7", 1)]);
+        let first = neighbour_terms(&turn_term("memory", "7", 1), 2);
+        assert_eq!(first, [turn_term("memory", "7", 3)]);
         let untold = doc_of(NewMemory::new("x").meta("session", "s").meta("turn", -1));
         assert_eq!(untold.turn_term, None, "a turn number is a whole number");
     }

@@ -1,8 +1,8 @@
 //! Neighbouring conversation turns lend each other part of their score: a candidate that is
-//! a turn ([`crate::SESSION_KEY`], [`crate::TURN_KEY`]) gains [`NEIGHBOUR_SHARE`] of the
-//! `base` of the turns just before and after it that are candidates too. An answer and the
-//! question it answers are often found together; either alone may rank low (plain LoCoMo
-//! turns, hybrid R@10 0.656 -> 0.692 at 0.3; BENCHMARKS.md). Full-text and hybrid searches
+//! a turn ([`crate::SESSION_KEY`], [`crate::TURN_KEY`]) gains a share ([`SHARES`]) of the
+//! `base` of the turns one and two before and after it that are candidates too. An answer
+//! and the question it answers are often found together; either alone may rank low (plain
+//! LoCoMo turns, hybrid R@10 0.656 -> 0.704; BENCHMARKS.md). Full-text and hybrid searches
 //! lend scores; a semantic search ranks by similarity alone (its scores are too close to
 //! one another for a share of a neighbour's not to swamp them: R@5 0.400 -> 0.369).
 
@@ -12,8 +12,8 @@ use super::ScoreParts;
 use crate::index::{TextIndex, neighbour_terms};
 use crate::{MemoryRef, Result};
 
-/// The share of a neighbouring turn's score a turn gains.
-const NEIGHBOUR_SHARE: f64 = 0.3;
+/// The share of a neighbouring turn's score a turn gains, by distance in turns.
+const SHARES: [(u64, f64); 2] = [(1, 0.3), (2, 0.15)];
 
 /// Adds to each turn among `candidates` its share of its neighbours' scores (recorded in
 /// [`ScoreParts::neighbours`]). Costs one look-up of the candidates' places, and nothing when
@@ -38,8 +38,13 @@ pub(super) fn lend_scores(
         .iter()
         .map(|(key, _)| {
             let Some(place) = places.get(key) else { return 0.0 };
-            neighbour_terms(place).iter().filter_map(|n| base_at.get(n.as_str())).sum::<f64>()
-                * NEIGHBOUR_SHARE
+            SHARES
+                .iter()
+                .map(|&(distance, share)| {
+                    let terms = neighbour_terms(place, distance);
+                    share * terms.iter().filter_map(|n| base_at.get(n.as_str())).sum::<f64>()
+                })
+                .sum()
         })
         .collect();
     for ((_, parts), lent) in candidates.iter_mut().zip(lent) {

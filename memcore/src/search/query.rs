@@ -405,8 +405,8 @@ pub struct ScoreParts {
     /// For a memory that joined through a link to a strong hit (`expand_links`), the score it
     /// took from that hit (its `base`).
     pub link: Option<f64>,
-    /// For a conversation turn ([`crate::TURN_KEY`]): what the turns just before and after
-    /// it, found by the same search, added to its `base`.
+    /// For a conversation turn ([`crate::TURN_KEY`]): what the turns up to two before and
+    /// after it, found by the same search, added to its `base`.
     pub neighbours: Option<f64>,
 }
 
