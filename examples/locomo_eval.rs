@@ -144,12 +144,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for mode in modes {
         let run_path = out.join(format!("run-{mode}.jsonl"));
         let mut run = fs::File::create(&run_path)?;
-        let started = Instant::now();
+        let mut took = Vec::with_capacity(questions.len());
         let mut warned = false;
         for question in &questions {
             let memcore = &handles[&question.conv_id];
+            let started = Instant::now();
             let results =
                 memcore.search(&Query::new(&question.question).mode(mode).limit(RANKED))?;
+            took.push(started.elapsed().as_secs_f64() * 1000.0);
             if !warned && !results.warnings.is_empty() {
                 eprintln!("warning ({mode}): {}", results.warnings.join("; "));
                 warned = true;
@@ -162,7 +164,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 serde_json::json!({"query_id": question.query_id, "ranked": ranked})
             )?;
         }
-        let per_query = started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64;
+        took.sort_by(f64::total_cmp);
+        let p50 = took.get(took.len() / 2).copied().unwrap_or(f64::NAN);
         let metrics_path = out.join(format!("metrics-{mode}.json"));
         let status = Command::new("python3")
             .arg(data.join("score.py"))
@@ -180,7 +183,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let metrics: serde_json::Value = serde_json::from_str(&fs::read_to_string(&metrics_path)?)?;
         let overall = &metrics["overall"];
         println!(
-            "{mode:<8} R@1 {:.3}  R@5 {:.3}  R@10 {:.3}  MRR {:.3}  ({per_query:.1} ms/query, run {})",
+            "{mode:<8} R@1 {:.3}  R@5 {:.3}  R@10 {:.3}  MRR {:.3}  (p50 {p50:.1} ms/query, run {})",
             overall["recall@1"].as_f64().unwrap_or(f64::NAN),
             overall["recall@5"].as_f64().unwrap_or(f64::NAN),
             overall["recall@10"].as_f64().unwrap_or(f64::NAN),

@@ -234,6 +234,7 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
         "recency",
         "link",
         "neighbours",
+        "date_factor",
     }
     assert top.to_dict() == first
 
@@ -328,6 +329,17 @@ def test_conversation_turns_are_searched_with_their_neighbours(store: memcore.Me
     reply = next(hit for hit in hits if hit.memory.id == "t2")
     assert reply.parts.text_rank is not None, "found by the words of the turn it answers"
     assert reply.parts.neighbours is not None and reply.parts.neighbours > 0
+
+
+def test_a_date_the_query_names_is_preferred(store: memcore.Memcore) -> None:
+    for day, text in [
+        (3, "We fixed the flaky deploy script."),
+        (20, "Deploy script news: the deploy script was rewritten."),
+    ]:
+        store.put(text, created_at=dt.datetime(2024, 3, day, 12, tzinfo=UTC))
+    hits = store.search("deploy script on 3 March 2024", mode="text").hits
+    assert "flaky" in store.get(hits[0].memory.id).content
+    assert hits[0].parts.date_factor == 2.0 and hits[1].parts.date_factor is None
 
 
 def test_search_on_a_closed_handle(store_path: Path) -> None:

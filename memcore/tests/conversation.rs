@@ -72,14 +72,50 @@ fn turns_of_other_sessions_collections_or_without_a_number_stay_apart() {
 }
 
 #[test]
-fn a_turn_stored_before_the_one_it_follows_gets_it_at_reindex() {
+fn a_turn_stored_before_the_one_it_follows_gets_it_when_that_one_arrives() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = Memcore::open(dir.path()).unwrap();
     memcore.put(turn("late", 2, "Ben", "It was in the attic all along.")).unwrap();
+    assert_eq!(found(&memcore, "attic"), ["late-2"]);
     memcore.put(turn("late", 1, "Ana", "Where did you find the old violin?")).unwrap();
-    assert_eq!(found(&memcore, "violin"), ["late-1"], "the reply came first");
-    memcore.reindex(&mut |_| {}).unwrap();
     assert_eq!(found(&memcore, "violin"), ["late-1", "late-2"]);
+    memcore.reindex(&mut |_| {}).unwrap();
+    assert_eq!(found(&memcore, "violin"), ["late-1", "late-2"], "and a rebuild agrees");
+}
+
+#[test]
+fn a_changed_or_deleted_turn_leaves_the_next_turn_s_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("p", 1, "Ana", "My passport number is X123."),
+            turn("p", 2, "Ben", "Noted."),
+            turn("p", 3, "Ana", "Thanks."),
+        ])
+        .unwrap();
+    assert_eq!(found(&memcore, "passport"), ["p-1", "p-2"]);
+    memcore.put(turn("p", 1, "Ana", "My visa is sorted.")).unwrap();
+    assert_eq!(found(&memcore, "passport"), Vec::<String>::new(), "the old words are gone");
+    assert_eq!(found(&memcore, "visa"), ["p-1", "p-2"]);
+    memcore.delete("p-2").unwrap();
+    assert_eq!(found(&memcore, "visa"), ["p-1"]);
+    assert_eq!(found(&memcore, "noted"), Vec::<String>::new(), "turn 3 lost its context");
+    let report = memcore.verify().unwrap();
+    assert!(report.consistent, "{report:?}");
+}
+
+#[test]
+fn a_turn_takes_no_context_from_another_agent_s_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("ag", 1, "Ana", "The launch code is tulip.").meta(memcore::AGENT_KEY, "scout"),
+            turn("ag", 2, "Ben", "Understood."),
+        ])
+        .unwrap();
+    assert_eq!(found(&memcore, "tulip"), ["ag-1"], "a private turn lends no words");
 }
 
 #[test]
@@ -118,4 +154,25 @@ fn neighbouring_turns_found_together_lend_each_other_score() {
     assert!(lent > 0.0 && (middle.base - own - lent).abs() < 1e-9, "{middle:?}");
     assert_eq!(parts("note").neighbours, None, "a memory that is no turn lends nothing");
     assert_eq!(hits[0].memory.id.as_str(), "n-2", "the turn its neighbours back up ranks first");
+}
+
+#[test]
+fn a_full_text_index_of_an_older_schema_is_rebuilt_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore.put(turn("up", 1, "Ana", "The ferry leaves at noon.")).unwrap();
+    drop(memcore);
+    // An index as an older memcore made it: another schema.
+    let text = dir.path().join(".memcore/index/text");
+    std::fs::remove_dir_all(&text).unwrap();
+    std::fs::create_dir_all(&text).unwrap();
+    let mut schema = tantivy::schema::Schema::builder();
+    schema.add_text_field("key", tantivy::schema::STRING | tantivy::schema::STORED);
+    let old = tantivy::Index::create_in_dir(&text, schema.build()).unwrap();
+    old.writer::<tantivy::TantivyDocument>(15_000_000).unwrap().commit().unwrap();
+
+    let memcore = Memcore::open(dir.path()).unwrap();
+    let rebuilt = memcore::Maintenance::Rebuilt { memories: 1, damaged: false };
+    assert_eq!(memcore.opened_with(), [rebuilt], "an upgrade, not damage");
+    assert_eq!(found(&memcore, "ferry"), ["up-1"]);
 }

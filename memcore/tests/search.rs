@@ -459,3 +459,37 @@ fn a_repair_or_reindex_without_the_model_leaves_the_vectors_to_catch_up() {
         assert_eq!(results.hits[0].memory.id.as_str(), "airship", "{rebuild}");
     }
 }
+
+#[test]
+fn a_date_the_query_names_is_preferred_in_text_and_hybrid_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    let at = |day: u32| {
+        chrono::NaiveDate::from_ymd_opt(2024, 3, day)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc()
+    };
+    memcore
+        .put_many(vec![
+            NewMemory::new("We fixed the flaky deploy script.").id("early").created_at(at(3)),
+            NewMemory::new("Deploy script news: the deploy script was rewritten.")
+                .id("late")
+                .created_at(at(20)),
+        ])
+        .unwrap();
+    let ranked = |text: &str, mode: SearchMode| {
+        let hits = memcore.search(&Query::new(text).mode(mode)).unwrap().hits;
+        hits.iter().map(|h| (h.memory.id.to_string(), h.parts.date_factor)).collect::<Vec<_>>()
+    };
+    let undated = ranked("deploy script", SearchMode::Text);
+    assert_eq!(undated[0], ("late".to_owned(), None), "the words alone favour the other");
+    for mode in [SearchMode::Text, SearchMode::Hybrid] {
+        let dated = ranked("deploy script on 3 March 2024", mode);
+        assert_eq!(dated[0], ("early".to_owned(), Some(2.0)), "{mode}");
+        assert_eq!(dated[1].1, None);
+    }
+    let month = ranked("deploy script in March 2024", SearchMode::Text);
+    assert!(month.iter().all(|(_, factor)| *factor == Some(2.0)), "both are from March");
+}

@@ -357,6 +357,9 @@ class ScoreParts(Record):
     @property
     def neighbours(self) -> float | None:
         """For a conversation turn (`session` and `turn` metadata): what the turns up to two before and after it, found by the same search, added to `base`."""
+    @property
+    def date_factor(self) -> float | None:
+        """For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"): how many times its BM25 score counts."""
 
 @final
 class Hit(Record):

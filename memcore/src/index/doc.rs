@@ -78,15 +78,17 @@ pub(crate) fn turn_term(collection: &str, session: &str, turn: u64) -> String {
     format!("{collection}\u{1f}{session}\u{1f}{turn}")
 }
 
+/// The term of the turn `offset` turns after the turn whose term is `term` (before it for a
+/// negative offset), if there is such a turn number.
+pub(crate) fn shifted_turn_term(term: &str, offset: i64) -> Option<String> {
+    let (conversation, turn) = term.rsplit_once('\u{1f}')?;
+    let turn = turn.parse::<u64>().ok()?.checked_add_signed(offset)?;
+    Some(format!("{conversation}\u{1f}{turn}"))
+}
+
 /// The terms of the turns `distance` before and after the turn whose term is `term`.
-pub(crate) fn neighbour_terms(term: &str, distance: u64) -> Vec<String> {
-    let Some((conversation, turn)) = term.rsplit_once('\u{1f}') else { return Vec::new() };
-    let Ok(turn) = turn.parse::<u64>() else { return Vec::new() };
-    [turn.checked_sub(distance), turn.checked_add(distance)]
-        .into_iter()
-        .flatten()
-        .map(|n| format!("{conversation}\u{1f}{n}"))
-        .collect()
+pub(crate) fn neighbour_terms(term: &str, distance: i64) -> Vec<String> {
+    [-distance, distance].into_iter().filter_map(|offset| shifted_turn_term(term, offset)).collect()
 }
 
 /// How a turn reads as the next turn's context: who said it, then what (its first
@@ -242,6 +244,7 @@ mod tests {
         assert_eq!(neighbours, [turn_term("memory", "7", 2), turn_term("memory", "7", 4)]);
         let first = neighbour_terms(&turn_term("memory", "7", 1), 2);
         assert_eq!(first, [turn_term("memory", "7", 3)]);
+        assert_eq!(shifted_turn_term(&turn_term("memory", "7", u64::MAX), 1), None);
         let untold = doc_of(NewMemory::new("x").meta("session", "s").meta("turn", -1));
         assert_eq!(untold.turn_term, None, "a turn number is a whole number");
     }

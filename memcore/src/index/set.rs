@@ -40,14 +40,14 @@ impl IndexSet {
         shared: Option<Arc<dyn SharedVectors>>,
     ) -> Result<Opened> {
         let text_dir = dir.join("text");
-        let missing = !text_dir.exists();
-        let (text, damaged) = match TextIndex::open(&text_dir) {
-            Ok(text) => (text, false),
+        let absent = !text_dir.exists();
+        let (text, missing, damaged) = match TextIndex::open(&text_dir) {
+            Ok(text) => (text, absent, false),
             // An index of an older memcore (another schema) is rebuilt like a missing one:
             // an upgrade, not damage to warn about.
             Err(e) => {
                 let outdated = e.to_string().contains(super::text::errors::OUTDATED_SCHEMA);
-                (TextIndex::create_fresh(&text_dir)?, !missing && !outdated)
+                (TextIndex::create_fresh(&text_dir)?, absent || outdated, !absent && !outdated)
             }
         };
         let vectors = SemanticIndex::new(&dir.join("vectors"), embedder, shared);

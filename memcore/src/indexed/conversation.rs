@@ -1,18 +1,26 @@
 //! Conversation turns are indexed with the turn before them: a memory whose metadata places
 //! it in a conversation ([`crate::SESSION_KEY`], [`crate::TURN_KEY`]) gets the previous
 //! turn's text as searchable context, as if the caller had set it (short replies such as
-//! "yes, last week!" mean little on their own). The previous turn is looked for among the
-//! memories being indexed, then through the full-text index's turn terms and the store. A
-//! turn stored before the one it follows is found once it is indexed again (`repair`,
-//! `reindex`): the context is derived, like the rest of the index.
+//! "yes, last week!" mean little on their own).
+//!
+//! - The previous turn is looked for among the memories being written, then through the
+//!   full-text index's turn terms and the store, before the store write starts (so the
+//!   staging thread never waits on a store the write holds).
+//! - A turn takes the text of a previous turn of the same agent ([`crate::AGENT_KEY`]) only:
+//!   another agent's private words never make it findable.
+//! - After a write, the turn after each turn written or removed is indexed again, so that it
+//!   follows what the turn before it now says (a turn stored before the one it follows gets
+//!   it when that one arrives; a purged turn's words leave the next turn's context).
+//!
+//! The context is derived like the rest of the index: `reindex` rebuilds it from the store.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::IndexedStore;
-use crate::Memory;
-use crate::index::{IndexDoc, turn_term, turn_text};
+use crate::index::{IndexDoc, shifted_turn_term, turn_term, turn_text};
+use crate::{Memory, MemoryRef};
 
 /// The turn term of `memory` (collection, session, turn), if it is a conversation turn.
 fn term_of(memory: &Memory) -> Option<String> {
@@ -20,7 +28,14 @@ fn term_of(memory: &Memory) -> Option<String> {
     Some(turn_term(memory.collection.as_str(), &place.session, place.turn))
 }
 
-/// The conversation turns among memories at hand, by turn term.
+/// The term of the turn before `memory`, if it is a conversation turn past the first.
+fn previous_term_of(memory: &Memory) -> Option<String> {
+    let place = memory.turn_place()?;
+    Some(turn_term(memory.collection.as_str(), &place.session, place.turn.checked_sub(1)?))
+}
+
+/// The conversation turns among memories at hand, by turn term (the last memory of a term
+/// wins, as the last of a batch does in the store).
 pub(super) struct KnownTurns<'a> {
     by_term: HashMap<String, &'a Memory>,
 }
@@ -34,37 +49,115 @@ impl<'a> KnownTurns<'a> {
     }
 }
 
+/// The previous turns of some memories, found: by the previous turn's term, its agent and
+/// how it reads as context ([`turn_text`]).
+pub(super) struct PreviousTurns(HashMap<String, (Option<String>, String)>);
+
+impl PreviousTurns {
+    /// The index documents of `memories`, each turn with the turn before it when that turn
+    /// was found and belongs to the same agent. Reads nothing: safe beside a store write.
+    pub(super) fn docs<M: Borrow<Memory>>(&self, memories: &[M]) -> Vec<IndexDoc> {
+        let memories = memories.iter().map(Borrow::borrow);
+        memories
+            .map(|memory| {
+                let mut doc = IndexDoc::of(memory);
+                doc.previous_turn = previous_term_of(memory)
+                    .and_then(|term| self.0.get(&term))
+                    .filter(|(agent, _)| agent.as_deref() == memory.agent())
+                    .map(|(_, text)| text.clone());
+                doc
+            })
+            .collect()
+    }
+}
+
 impl IndexedStore {
     /// The index documents of `memories`, each turn with the turn before it.
     pub(super) fn docs_of<M: Borrow<Memory>>(&self, memories: &[M]) -> Vec<IndexDoc> {
-        self.docs_with(memories, &KnownTurns::of(memories))
+        self.previous_turns(memories, &KnownTurns::of(memories)).docs(memories)
     }
 
-    /// The index documents of `memories`, each turn with the turn before it: from `known`
-    /// when it is there, else from the store (found through the full-text index). A
-    /// previous turn that cannot be read leaves the turn without it.
-    pub(super) fn docs_with<M: Borrow<Memory>>(
+    /// The turns before the turns among `memories`: from `known` when there, else from the
+    /// store (found through the full-text index, refreshed first so that another process's
+    /// recent turns are seen). A previous turn that cannot be found or read is left out.
+    pub(super) fn previous_turns<M: Borrow<Memory>>(
         &self,
         memories: &[M],
         known: &KnownTurns<'_>,
-    ) -> Vec<IndexDoc> {
-        let memories = memories.iter().map(Borrow::borrow);
-        let mut docs: Vec<IndexDoc> = memories.clone().map(IndexDoc::of).collect();
-        for (doc, memory) in docs.iter_mut().zip(memories) {
-            let Some(place) = memory.turn_place() else { continue };
-            let Some(before) = place.turn.checked_sub(1) else { continue };
-            let term = turn_term(memory.collection.as_str(), &place.session, before);
-            doc.previous_turn = match known.by_term.get(&term) {
-                Some(previous) => Some(turn_text(previous)),
-                None => self.stored_turn(&term).map(|previous| turn_text(&previous)),
+    ) -> PreviousTurns {
+        let mut found = HashMap::new();
+        let mut refreshed = false;
+        for memory in memories.iter().map(Borrow::borrow) {
+            let Some(term) = previous_term_of(memory) else { continue };
+            if found.contains_key(&term) {
+                continue;
+            }
+            let as_context = |m: &Memory| (m.agent().map(str::to_owned), turn_text(m));
+            let previous = match known.by_term.get(&term) {
+                Some(previous) => Some(as_context(previous)),
+                None => {
+                    if !refreshed {
+                        // Best effort: a stale reader only misses the newest turns.
+                        let _stale = self.indexes.text.refresh();
+                        refreshed = true;
+                    }
+                    self.stored_turn(&term).map(|previous| as_context(&previous))
+                }
             };
+            if let Some(previous) = previous {
+                found.insert(term, previous);
+            }
         }
-        docs
+        PreviousTurns(found)
     }
 
-    /// The stored memory whose turn term is `term`, if the full-text index knows one.
+    /// The stored memory whose turn term is `term`, if the full-text index knows one that
+    /// the store still holds at that place.
     fn stored_turn(&self, term: &str) -> Option<Arc<Memory>> {
         let keys = self.indexes.text.keys_with_turn(term).ok()?;
-        keys.iter().find_map(|key| self.store.get(key).ok())
+        keys.iter()
+            .filter_map(|key| self.store.get(key).ok())
+            .find(|memory| term_of(memory).as_deref() == Some(term))
+    }
+
+    /// The turn terms of `removed` as the full-text index holds them (before they go), for
+    /// [`IndexedStore::reindex_followers`].
+    pub(super) fn removed_turns(&self, removed: &[MemoryRef]) -> Vec<String> {
+        if removed.is_empty() {
+            return Vec::new();
+        }
+        self.indexes
+            .text
+            .turn_terms_of(removed)
+            .map(|t| t.into_values().collect())
+            .unwrap_or_default()
+    }
+
+    /// Indexes again (full text only: the vectors do not embed the previous turn) the turns
+    /// right after the turns of `stored` and after the `removed_turns`, when they are not
+    /// among `stored` themselves. The context is derived: a failure leaves it for `reindex`.
+    pub(super) fn reindex_followers(&self, stored: &[Memory], removed_turns: &[String]) {
+        let written: HashSet<MemoryRef> = stored.iter().map(Memory::reference).collect();
+        let written_places: HashSet<String> = stored.iter().filter_map(term_of).collect();
+        let places = written_places.iter().chain(removed_turns);
+        let mut followers: Vec<Arc<Memory>> = Vec::new();
+        for place in places {
+            // A batch of consecutive turns looks up only the turn after its last.
+            let Some(next) = shifted_turn_term(place, 1).filter(|n| !written_places.contains(n))
+            else {
+                continue;
+            };
+            if let Some(follower) = self.stored_turn(&next)
+                && !written.contains(&follower.reference())
+                && followers.iter().all(|f| f.reference() != follower.reference())
+            {
+                followers.push(follower);
+            }
+        }
+        if followers.is_empty() {
+            return;
+        }
+        let docs = self.docs_of(&followers);
+        let _derived = self.indexes.text.apply(&docs, &[]);
     }
 }

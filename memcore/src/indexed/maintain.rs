@@ -256,7 +256,7 @@ impl IndexedStore {
         progress(Progress { done: 0, total });
         let mut done = 0;
         for chunk in memories.chunks(outer.unwrap_or(total).max(1)) {
-            let docs = self.docs_with(chunk, &known);
+            let docs = self.previous_turns(chunk, &known).docs(chunk);
             for (index, rebuild) in indexes.iter_mut().filter(|i| ready(i)) {
                 let size = batch(*index);
                 for part in docs.chunks(size) {

@@ -177,10 +177,12 @@ impl IndexedStore {
         let (staged, written) = if stage.is_empty() {
             (None, write(store))
         } else {
+            // Read before the write: the store may be held while it writes.
+            let previous = self.previous_turns(stage, &KnownTurns::of(stage));
             let (written, staged) = alongside(
                 || write(store),
                 || {
-                    let docs = self.docs_of(stage);
+                    let docs = previous.docs(stage);
                     let entries: Vec<Box<dyn Staged + '_>> =
                         self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
                     (docs, entries)
@@ -197,6 +199,7 @@ impl IndexedStore {
             }
         };
         let change = value.change();
+        let removed_turns = self.removed_turns(&change.removed);
         match staged {
             Some((docs, entries)) if change.stored.len() == stage.len() => {
                 self.publish(docs, entries, stage, change.stored)?;
@@ -206,6 +209,7 @@ impl IndexedStore {
                 self.apply(change.stored, &change.removed)?;
             }
         }
+        self.reindex_followers(change.stored, &removed_turns);
         self.journal.end(entry)?;
         Ok(value)
     }
@@ -223,7 +227,8 @@ impl IndexedStore {
         let mut replaced = Vec::new();
         let known = KnownTurns::of(stored);
         for &i in &changed {
-            let Some(doc) = self.docs_with(std::slice::from_ref(&stored[i]), &known).pop() else {
+            let memory = std::slice::from_ref(&stored[i]);
+            let Some(doc) = self.previous_turns(memory, &known).docs(memory).pop() else {
                 continue;
             };
             if doc.meta.key != docs[i].meta.key {

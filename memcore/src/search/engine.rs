@@ -1,7 +1,8 @@
 //! The search engine: full-text and vector candidates, fused, filtered, boosted, explained.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use super::dates;
 use super::fusion::hybrid_score;
 use super::neighbours;
 use super::query_cache::QueryCache;
@@ -62,7 +63,7 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     // Hybrid search runs the full-text side on a second thread while this one embeds the
     // query and searches the vectors: the two are independent, and on two cores the text
     // side then costs nothing.
-    let search_text = || ctx.indexed.indexes().text.search(&query.text, &filter, fetch);
+    let search_text = || text_side(ctx, &query.text, &filter, fetch);
     let (semantic, text_hits) = match query.mode {
         SearchMode::Text => (None, Some(search_text()?)),
         SearchMode::Semantic => (Some(semantic_hits(ctx, query, &filter, fetch)?), None),
@@ -90,15 +91,18 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
             Vec::new()
         }
     };
-    let text_hits = match text_hits {
-        Some(hits) => hits,
+    let (text_hits, dated) = match text_hits {
+        Some(side) => side,
         None if mode == SearchMode::Text => search_text()?,
-        None => Vec::new(),
+        None => (Vec::new(), HashSet::new()),
     };
 
-    let mut candidates = fuse(mode, &text_hits, &vector_hits);
-    if mode != SearchMode::Semantic {
-        neighbours::lend_scores(&ctx.indexed.indexes().text, &mut candidates)?;
+    let mut candidates = fuse(mode, &text_hits, &vector_hits, &dated);
+    // Lending only reorders: a failure to read the turns' places leaves the order as it was.
+    if mode != SearchMode::Semantic
+        && let Err(e) = neighbours::lend_scores(&ctx.indexed.indexes().text, &mut candidates)
+    {
+        warnings.push(format!("neighbouring turns could not lend their scores: {}", e.report()));
     }
     if query.expand_links {
         expand_links(ctx, &filter, &mut candidates)?;
@@ -143,6 +147,28 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.truncate(query.limit);
     Ok(SearchResults { hits, mode, warnings, maintenance })
+}
+
+/// The full-text hits of `text` (at most `fetch`), and which of them are from a date the text
+/// names (`dates`): those are searched for apart and preferred.
+fn text_side(
+    ctx: &SearchContext<'_>,
+    text: &str,
+    filter: &DocFilter,
+    fetch: usize,
+) -> Result<dates::TextHits> {
+    let index = &ctx.indexed.indexes().text;
+    let everywhere = index.search(text, filter, fetch)?;
+    let Some((from, to)) = dates::named_window(text) else {
+        return Ok((everywhere, HashSet::new()));
+    };
+    let window = DocFilter {
+        created_from: Some(filter.created_from.map_or(from, |f| f.max(from))),
+        created_to: Some(filter.created_to.map_or(to, |t| t.min(to))),
+        ..filter.clone()
+    };
+    let dated = index.search(text, &window, fetch)?;
+    Ok(dates::prefer_dated(everywhere, dated, fetch))
 }
 
 /// The relevance `query`'s recency boost gives `memory`: the decay engine's, with the
@@ -252,16 +278,21 @@ fn kth_best(hits: &[Hit], k: usize) -> f64 {
 }
 
 /// Combines the ranked lists into one score per key, as `mode` prescribes.
+///
+/// `text` is in rank order; its `dated` hits (from a date the query names) count
+/// [`dates::DATE_FACTOR`] times their BM25 score in a full-text search.
 fn fuse(
     mode: SearchMode,
     text: &[(MemoryRef, f32)],
     vector: &[(MemoryRef, f32)],
+    dated: &HashSet<MemoryRef>,
 ) -> Vec<(MemoryRef, ScoreParts)> {
     let mut parts: HashMap<&MemoryRef, ScoreParts> = HashMap::new();
     for (rank, (key, score)) in text.iter().enumerate() {
         let entry = parts.entry(key).or_default();
         entry.text_rank = Some(rank + 1);
         entry.text_score = Some(*score);
+        entry.date_factor = dated.contains(key).then_some(f64::from(dates::DATE_FACTOR));
     }
     for (rank, (key, similarity)) in vector.iter().enumerate() {
         let entry = parts.entry(key).or_default();
@@ -273,7 +304,9 @@ fn fuse(
         .map(|(key, mut p)| {
             p.base = match mode {
                 SearchMode::Hybrid => hybrid_score(p.text_rank, p.vector_rank),
-                SearchMode::Text => f64::from(p.text_score.unwrap_or(0.0)),
+                SearchMode::Text => {
+                    f64::from(p.text_score.unwrap_or(0.0)) * p.date_factor.unwrap_or(1.0)
+                }
                 SearchMode::Semantic => f64::from(p.vector_similarity.unwrap_or(0.0)),
             };
             p.recency = 1.0;
@@ -313,7 +346,12 @@ mod tests {
 
     #[test]
     fn hybrid_rewards_agreement_and_explains_itself() {
-        let fused = fuse(SearchMode::Hybrid, &hits(&["m/a", "m/b", "m/c"]), &hits(&["m/b", "m/d"]));
+        let fused = fuse(
+            SearchMode::Hybrid,
+            &hits(&["m/a", "m/b", "m/c"]),
+            &hits(&["m/b", "m/d"]),
+            &HashSet::new(),
+        );
         let mut fused: Vec<_> = fused.into_iter().collect();
         fused.sort_by(|a, b| b.1.base.total_cmp(&a.1.base));
         assert_eq!(fused[0].0.to_string(), "m/b");
@@ -325,9 +363,9 @@ mod tests {
 
     #[test]
     fn single_modes_keep_raw_scores() {
-        let text = fuse(SearchMode::Text, &hits(&["m/a"]), &[]);
+        let text = fuse(SearchMode::Text, &hits(&["m/a"]), &[], &HashSet::new());
         assert_eq!(text[0].1.base, 1.0);
-        let semantic = fuse(SearchMode::Semantic, &[], &hits(&["m/x"]));
+        let semantic = fuse(SearchMode::Semantic, &[], &hits(&["m/x"]), &HashSet::new());
         assert_eq!(semantic[0].1.base, 1.0);
     }
 }

@@ -13,11 +13,13 @@ use crate::index::{TextIndex, neighbour_terms};
 use crate::{MemoryRef, Result};
 
 /// The share of a neighbouring turn's score a turn gains, by distance in turns.
-const SHARES: [(u64, f64); 2] = [(1, 0.3), (2, 0.15)];
+const SHARES: [(i64, f64); 2] = [(1, 0.3), (2, 0.15)];
 
 /// Adds to each turn among `candidates` its share of its neighbours' scores (recorded in
 /// [`ScoreParts::neighbours`]). Costs one look-up of the candidates' places, and nothing when
-/// the index holds no turns.
+/// the index holds no turns. Scores are lent before the filters checked on the stored
+/// memories (`key=value`, an agent's view) run, so a turn another view hides may still lift
+/// its visible neighbour a little; it never appears itself.
 pub(super) fn lend_scores(
     text: &TextIndex,
     candidates: &mut [(MemoryRef, ScoreParts)],
@@ -30,10 +32,15 @@ pub(super) fn lend_scores(
     if places.is_empty() {
         return Ok(());
     }
-    let base_at: HashMap<&str, f64> = candidates
-        .iter()
-        .filter_map(|(key, parts)| Some((places.get(key)?.as_str(), parts.base)))
-        .collect();
+    // Two memories at one place (a copy in the same collection cannot be; a store edited by
+    // hand can): the stronger lends.
+    let mut base_at: HashMap<&str, f64> = HashMap::new();
+    for (key, parts) in candidates.iter() {
+        if let Some(place) = places.get(key) {
+            let base = base_at.entry(place.as_str()).or_insert(parts.base);
+            *base = base.max(parts.base);
+        }
+    }
     let lent: Vec<f64> = candidates
         .iter()
         .map(|(key, _)| {

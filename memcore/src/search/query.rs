@@ -397,8 +397,9 @@ pub struct ScoreParts {
     /// Cosine similarity to the query, if it was in the vector results.
     #[serde(serialize_with = "short_f32")]
     pub vector_similarity: Option<f32>,
-    /// The score before the recency boost (RRF for hybrid, BM25 for text, similarity for
-    /// semantic).
+    /// The score before the recency boost: RRF for hybrid, BM25 (times `date_factor`) for
+    /// text, similarity for semantic, plus `neighbours`; for a memory that joined through a
+    /// link, its `link` share.
     pub base: f64,
     /// The recency factor multiplied in (1.0 without boost).
     pub recency: f64,
@@ -408,6 +409,10 @@ pub struct ScoreParts {
     /// For a conversation turn ([`crate::TURN_KEY`]): what the turns up to two before and
     /// after it, found by the same search, added to its `base`.
     pub neighbours: Option<f64>,
+    /// For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"):
+    /// how many times its BM25 score counts in a full-text search (it also ranks higher on
+    /// the full-text side of a hybrid one).
+    pub date_factor: Option<f64>,
 }
 
 /// An `f32` serialised as the shortest `f64` that reads back as the same `f32`, so that

@@ -361,20 +361,28 @@ impl TextIndex {
 
     /// The conversation places ([`IndexDoc::turn_term`]) of those of `keys` that are turns:
     /// each key's live document found in the term dictionary, its place read from a fast
-    /// column (no stored document is decompressed). Empty at once when no segment has turns.
+    /// column (no stored document is decompressed). Empty at once when no segment holds a
+    /// turn.
     pub(crate) fn turn_terms_of(&self, keys: &[MemoryRef]) -> Result<HashMap<MemoryRef, String>> {
         guarded(&self.dir, || {
             let searcher = self.reader.searcher();
             let read = |e: std::io::Error| Error::io(format!("reading {}", self.dir.display()), e);
-            let mut places = HashMap::new();
+            let mut segments = Vec::new();
             for segment in searcher.segment_readers() {
                 let turns =
                     segment.fast_fields().str(TURN_FIELD).map_err(|e| damaged(&self.dir, e))?;
-                let Some(turns) = turns.filter(|column| column.num_terms() > 0) else { continue };
-                let inverted =
-                    segment.inverted_index(self.fields.key).map_err(|e| damaged(&self.dir, e))?;
-                for key in keys {
-                    let term = Term::from_field_text(self.fields.key, &key.to_string());
+                if let Some(turns) = turns.filter(|column| column.num_terms() > 0) {
+                    let keys = segment.inverted_index(self.fields.key);
+                    segments.push((segment, keys.map_err(|e| damaged(&self.dir, e))?, turns));
+                }
+            }
+            let mut places = HashMap::new();
+            if segments.is_empty() {
+                return Ok(places);
+            }
+            for key in keys {
+                let term = Term::from_field_text(self.fields.key, &key.to_string());
+                for (segment, inverted, turns) in &segments {
                     let Some(mut postings) =
                         inverted.read_postings(&term, IndexRecordOption::Basic).map_err(read)?
                     else {
@@ -384,14 +392,13 @@ impl TextIndex {
                     while doc != TERMINATED && segment.is_deleted(doc) {
                         doc = postings.advance();
                     }
-                    if doc == TERMINATED {
-                        continue;
-                    }
                     let mut place = String::new();
-                    if let Some(ord) = turns.term_ords(doc).next()
+                    if doc != TERMINATED
+                        && let Some(ord) = turns.term_ords(doc).next()
                         && turns.ord_to_str(ord, &mut place).map_err(read)?
                     {
                         places.insert(key.clone(), place);
+                        break;
                     }
                 }
             }
