@@ -259,7 +259,7 @@ def test_a_handle_that_only_wrote_is_displaced_too_not_failed(tmp_path: Path) ->
         results = first.search("metal", mode=mode)
         assert results.mode == "text" and results.hits[0].memory.id == "gpu"
         (warning,) = results.warnings
-        assert '"bag-v2"' in warning and "same embedder in every process" in warning
+        assert 'model "bag-v2 ' in warning and "same embedder in every process" in warning
     first.close()
 
 
@@ -273,7 +273,7 @@ def test_another_process_changing_the_model_turns_semantic_search_off_not_text(t
     results = first.search("metal", mode="semantic")
     assert results.mode == "text" and results.hits[0].memory.id == "gpu"
     (warning,) = results.warnings
-    assert '"bag-v2"' in warning and "same embedder in every process" in warning
+    assert 'model "bag-v2 ' in warning and "same embedder in every process" in warning
     first.put("# Later\n\nmetal again", id="later")  # stored; no vector of bag-v1 mixed in
     first.close()
     with memcore.open(tmp_path / "s", embedder=BagOfWords("bag-v2")) as second:
