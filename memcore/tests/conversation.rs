@@ -176,3 +176,38 @@ fn a_full_text_index_of_an_older_schema_is_rebuilt_on_open() {
     assert_eq!(memcore.opened_with(), [rebuilt], "an upgrade, not damage");
     assert_eq!(found(&memcore, "ferry"), ["up-1"]);
 }
+
+#[test]
+fn a_turn_moved_to_another_place_leaves_its_old_follower() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("m", 1, "Ana", "The pin for the gate is 4471."),
+            turn("m", 2, "Ben", "Got it."),
+        ])
+        .unwrap();
+    assert_eq!(found(&memcore, "gate"), ["m-1", "m-2"]);
+    let moved = memcore::MemoryUpdate::new().meta(TURN_KEY, 7);
+    memcore.update("m-1", moved).unwrap();
+    assert_eq!(found(&memcore, "gate"), ["m-1"], "turn 2 no longer follows it");
+}
+
+#[test]
+fn an_owner_that_is_not_text_lends_no_words_and_views_lend_no_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("o", 1, "Ana", "The vault opens at dusk.").meta(memcore::AGENT_KEY, 7),
+            turn("o", 2, "Ben", "The vault is old."),
+            turn("o", 3, "Ana", "Secret vault plans.").meta(memcore::AGENT_KEY, "scout"),
+        ])
+        .unwrap();
+    assert_eq!(found(&memcore, "dusk"), ["o-1"], "an owner no agent can name lends nothing");
+    let view = Query::new("vault").mode(SearchMode::Text).agent("other");
+    let hits = memcore.search(&view).unwrap().hits;
+    let ids: Vec<&str> = hits.iter().map(|h| h.memory.id.as_str()).collect();
+    assert_eq!(ids, ["o-2"]);
+    assert_eq!(hits[0].parts.neighbours, None, "hidden turns lift nothing in a view");
+}

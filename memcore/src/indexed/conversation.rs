@@ -6,11 +6,12 @@
 //! - The previous turn is looked for among the memories being written, then through the
 //!   full-text index's turn terms and the store, before the store write starts (so the
 //!   staging thread never waits on a store the write holds).
-//! - A turn takes the text of a previous turn of the same agent ([`crate::AGENT_KEY`]) only:
+//! - A turn takes the text of a previous turn of the same owner ([`Memory::owner`]) only:
 //!   another agent's private words never make it findable.
-//! - After a write, the turn after each turn written or removed is indexed again, so that it
-//!   follows what the turn before it now says (a turn stored before the one it follows gets
-//!   it when that one arrives; a purged turn's words leave the next turn's context).
+//! - After a write or a replay, the turn after each turn written, moved or removed is indexed
+//!   again, so that it follows what the turn before it now says (a turn stored before the
+//!   one it follows gets it when that one arrives; a purged turn's words leave the next
+//!   turn's context).
 //!
 //! The context is derived like the rest of the index: `reindex` rebuilds it from the store.
 
@@ -20,7 +21,7 @@ use std::sync::Arc;
 
 use super::IndexedStore;
 use crate::index::{IndexDoc, shifted_turn_term, turn_term, turn_text};
-use crate::{Memory, MemoryRef};
+use crate::{Memory, MemoryRef, Result};
 
 /// The turn term of `memory` (collection, session, turn), if it is a conversation turn.
 fn term_of(memory: &Memory) -> Option<String> {
@@ -49,13 +50,13 @@ impl<'a> KnownTurns<'a> {
     }
 }
 
-/// The previous turns of some memories, found: by the previous turn's term, its agent and
+/// The previous turns of some memories, found: by the previous turn's term, its owner and
 /// how it reads as context ([`turn_text`]).
 pub(super) struct PreviousTurns(HashMap<String, (Option<String>, String)>);
 
 impl PreviousTurns {
     /// The index documents of `memories`, each turn with the turn before it when that turn
-    /// was found and belongs to the same agent. Reads nothing: safe beside a store write.
+    /// was found and has the same owner. Reads nothing: safe beside a store write.
     pub(super) fn docs<M: Borrow<Memory>>(&self, memories: &[M]) -> Vec<IndexDoc> {
         let memories = memories.iter().map(Borrow::borrow);
         memories
@@ -63,7 +64,7 @@ impl PreviousTurns {
                 let mut doc = IndexDoc::of(memory);
                 doc.previous_turn = previous_term_of(memory)
                     .and_then(|term| self.0.get(&term))
-                    .filter(|(agent, _)| agent.as_deref() == memory.agent())
+                    .filter(|(owner, _)| owner.as_deref() == memory.owner())
                     .map(|(_, text)| text.clone());
                 doc
             })
@@ -92,7 +93,7 @@ impl IndexedStore {
             if found.contains_key(&term) {
                 continue;
             }
-            let as_context = |m: &Memory| (m.agent().map(str::to_owned), turn_text(m));
+            let as_context = |m: &Memory| (m.owner().map(str::to_owned), turn_text(m));
             let previous = match known.by_term.get(&term) {
                 Some(previous) => Some(as_context(previous)),
                 None => {
@@ -120,28 +121,44 @@ impl IndexedStore {
             .find(|memory| term_of(memory).as_deref() == Some(term))
     }
 
-    /// The turn terms of `removed` as the full-text index holds them (before they go), for
-    /// [`IndexedStore::reindex_followers`].
-    pub(super) fn removed_turns(&self, removed: &[MemoryRef]) -> Vec<String> {
-        if removed.is_empty() {
-            return Vec::new();
-        }
-        self.indexes
-            .text
-            .turn_terms_of(removed)
-            .map(|t| t.into_values().collect())
-            .unwrap_or_default()
+    /// Runs `index` (which brings the indexes level with `stored` and `removed`), then
+    /// indexes again (full text only: the vectors do not embed the previous turn) the turns
+    /// right after the turns of `stored` and after the places `stored` and `removed` held
+    /// before, when they are not among `stored` themselves. The followers' context is
+    /// derived: a failure to refresh it is left for `reindex`.
+    pub(super) fn with_followers<T>(
+        &self,
+        stored: &[Memory],
+        removed: &[MemoryRef],
+        index: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let keys: Vec<MemoryRef> =
+            stored.iter().map(Memory::reference).chain(removed.iter().cloned()).collect();
+        // The places the index holds for them now, before `index` changes it.
+        let before: Vec<String> = match keys.is_empty() {
+            true => Vec::new(),
+            false => self
+                .indexes
+                .text
+                .turn_terms_of(&keys)
+                .map(|places| places.into_values().collect())
+                .unwrap_or_default(),
+        };
+        let value = index()?;
+        self.reindex_followers(stored, &before);
+        Ok(value)
     }
 
-    /// Indexes again (full text only: the vectors do not embed the previous turn) the turns
-    /// right after the turns of `stored` and after the `removed_turns`, when they are not
-    /// among `stored` themselves. The context is derived: a failure leaves it for `reindex`.
-    pub(super) fn reindex_followers(&self, stored: &[Memory], removed_turns: &[String]) {
-        let written: HashSet<MemoryRef> = stored.iter().map(Memory::reference).collect();
+    /// See [`IndexedStore::with_followers`].
+    fn reindex_followers(&self, stored: &[Memory], before: &[String]) {
         let written_places: HashSet<String> = stored.iter().filter_map(term_of).collect();
-        let places = written_places.iter().chain(removed_turns);
+        if written_places.is_empty() && before.is_empty() {
+            return;
+        }
+        let written: HashSet<MemoryRef> = stored.iter().map(Memory::reference).collect();
+        let mut taken: HashSet<MemoryRef> = HashSet::new();
         let mut followers: Vec<Arc<Memory>> = Vec::new();
-        for place in places {
+        for place in written_places.iter().chain(before) {
             // A batch of consecutive turns looks up only the turn after its last.
             let Some(next) = shifted_turn_term(place, 1).filter(|n| !written_places.contains(n))
             else {
@@ -149,7 +166,7 @@ impl IndexedStore {
             };
             if let Some(follower) = self.stored_turn(&next)
                 && !written.contains(&follower.reference())
-                && followers.iter().all(|f| f.reference() != follower.reference())
+                && taken.insert(follower.reference())
             {
                 followers.push(follower);
             }
@@ -157,7 +174,8 @@ impl IndexedStore {
         if followers.is_empty() {
             return;
         }
-        let docs = self.docs_of(&followers);
+        let known = KnownTurns::of(stored);
+        let docs = self.previous_turns(&followers, &known).docs(&followers);
         let _derived = self.indexes.text.apply(&docs, &[]);
     }
 }

@@ -165,7 +165,7 @@ impl IndexedStore {
     /// every memory with that id, in the store or in the indexes.
     pub(crate) fn sync_keys(&self, keys: &[MemoryRef]) -> Result<()> {
         let (stored, removed) = self.load(&self.qualify(keys)?)?;
-        self.apply(&stored, &removed)
+        self.with_followers(&stored, &removed, || self.apply(&stored, &removed))
     }
 
     /// `keys` with every bare id replaced by the keys it may stand for: the memories with that

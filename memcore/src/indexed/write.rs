@@ -199,17 +199,15 @@ impl IndexedStore {
             }
         };
         let change = value.change();
-        let removed_turns = self.removed_turns(&change.removed);
-        match staged {
+        self.with_followers(change.stored, &change.removed, || match staged {
             Some((docs, entries)) if change.stored.len() == stage.len() => {
-                self.publish(docs, entries, stage, change.stored)?;
+                self.publish(docs, entries, stage, change.stored)
             }
             staged => {
                 drop(staged);
-                self.apply(change.stored, &change.removed)?;
+                self.apply(change.stored, &change.removed)
             }
-        }
-        self.reindex_followers(change.stored, &removed_turns);
+        })?;
         self.journal.end(entry)?;
         Ok(value)
     }

@@ -253,6 +253,17 @@ impl Memory {
         self.metadata.get(AGENT_KEY).and_then(serde_json::Value::as_str)
     }
 
+    /// Who owns this memory for agent views: `None` when shared (no [`AGENT_KEY`], or
+    /// null), the agent's name, or `Some("")` for an `agent` value that is not text (owned
+    /// by no agent one can name, so only everyone's view shows it).
+    pub(crate) fn owner(&self) -> Option<&str> {
+        match self.metadata.get(AGENT_KEY) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(agent)) => Some(agent.as_str()),
+            Some(_) => Some(""),
+        }
+    }
+
     /// The reference that finds exactly this memory: `collection/id`.
     pub fn reference(&self) -> MemoryRef {
         MemoryRef::new(self.collection.clone(), self.id.clone())

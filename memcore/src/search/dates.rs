@@ -43,7 +43,7 @@ pub(super) fn named_window(text: &str) -> Option<(Timestamp, Timestamp)> {
 /// The window of the date that `words` start with, if they start with one.
 fn window_at(words: &[String]) -> Option<(Timestamp, Timestamp)> {
     let word = |i: usize| words.get(i).map(String::as_str);
-    if let Ok(day) = NaiveDate::parse_from_str(word(0)?, "%Y-%m-%d") {
+    if let Some(day) = iso_day(word(0)?) {
         return day_window(day);
     }
     match (day_of(word(0)?), month_of(word(0)?)) {
@@ -60,6 +60,14 @@ fn window_at(words: &[String]) -> Option<(Timestamp, Timestamp)> {
         },
         _ => None,
     }
+}
+
+/// The day `word` is in ISO 8601 (`2023-06-16`, a time after it allowed: `2023-06-16t10`).
+fn iso_day(word: &str) -> Option<NaiveDate> {
+    let date = word.get(..10)?;
+    let year_digits = date.get(..4)?.bytes().all(|b| b.is_ascii_digit());
+    let day = NaiveDate::parse_from_str(date, "%Y-%m-%d").ok()?;
+    (year_digits && year_of(&date[..4]).is_some()).then_some(day)
 }
 
 /// The month `word` names (1-12): its name or the first three or more letters of it ("jun",
@@ -144,6 +152,7 @@ mod tests {
         assert_eq!(window("What did Maria share on 16 June, 2023?"), day);
         assert_eq!(window("what happened June 16th 2023"), day);
         assert_eq!(window("notes from 2023-06-16 please"), day);
+        assert_eq!(window("the 2023-06-16T10:00 sync"), day);
         assert_eq!(window("on Jun 16, 2023"), day);
         assert_eq!(
             window("Which cake did she bake in May 2022?"),
@@ -161,6 +170,7 @@ mod tests {
             "the 2023 roadmap",
             "june bugs at 16",
             "ticket 12-34-56",
+            "version 4-4-2 of 10-12-14",
             "",
         ] {
             assert_eq!(window(text), None, "{text}");

@@ -17,9 +17,9 @@ const SHARES: [(i64, f64); 2] = [(1, 0.3), (2, 0.15)];
 
 /// Adds to each turn among `candidates` its share of its neighbours' scores (recorded in
 /// [`ScoreParts::neighbours`]). Costs one look-up of the candidates' places, and nothing when
-/// the index holds no turns. Scores are lent before the filters checked on the stored
-/// memories (`key=value`, an agent's view) run, so a turn another view hides may still lift
-/// its visible neighbour a little; it never appears itself.
+/// the index holds no turns. Scores are lent before the `key=value` filters checked on the
+/// stored memories run (a turn they drop may still lift its neighbour); the engine lends
+/// nothing in an agent's or the shared view, so a turn a view hides never shows through.
 pub(super) fn lend_scores(
     text: &TextIndex,
     candidates: &mut [(MemoryRef, ScoreParts)],
@@ -32,8 +32,8 @@ pub(super) fn lend_scores(
     if places.is_empty() {
         return Ok(());
     }
-    // Two memories at one place (a copy in the same collection cannot be; a store edited by
-    // hand can): the stronger lends.
+    // Two memories at one place (two ids given the same session and turn): the stronger
+    // lends.
     let mut base_at: HashMap<&str, f64> = HashMap::new();
     for (key, parts) in candidates.iter() {
         if let Some(place) = places.get(key) {

@@ -217,12 +217,7 @@ impl Query {
     /// text (a list, a number) is owned, but by no agent a view can name: only everyone's
     /// view shows it.
     pub fn sees(&self, memory: &crate::Memory) -> bool {
-        let owner = match memory.metadata.get(crate::AGENT_KEY) {
-            None | Some(serde_json::Value::Null) => None,
-            Some(serde_json::Value::String(agent)) => Some(agent.as_str()),
-            Some(_) => Some(""),
-        };
-        match (owner, self.agent.as_deref()) {
+        match (memory.owner(), self.agent.as_deref()) {
             (None, _) => true,
             (Some(_), _) if self.shared => false,
             (Some(owner), Some(agent)) => owner == agent,
