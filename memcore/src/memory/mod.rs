@@ -217,7 +217,7 @@ pub const SESSION_KEY: &str = "session";
 /// ])?;
 /// let hits = memcore.search(&Query::new("glacier").mode(SearchMode::Text))?.hits;
 /// assert_eq!(hits.len(), 2, "the reply is found through the turn it answers");
-/// # Ok::<(), memcore::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const TURN_KEY: &str = "turn";
 
