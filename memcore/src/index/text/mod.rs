@@ -347,15 +347,17 @@ impl TextIndex {
 
     /// The keys of the documents whose id is `id`, in any collection.
     pub(crate) fn keys_with_id(&self, id: &crate::MemoryId) -> Result<Vec<MemoryRef>> {
-        let term = Term::from_field_text(self.fields.id, id.as_str());
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
-        Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
+        self.keys_with(self.fields.id, id.as_str())
     }
 
     /// The keys of the documents whose conversation place is `term` ([`IndexDoc::turn_term`]).
     pub(crate) fn keys_with_turn(&self, term: &str) -> Result<Vec<MemoryRef>> {
-        let term = Term::from_field_text(self.fields.turn, term);
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        self.keys_with(self.fields.turn, term)
+    }
+
+    /// The keys of the documents holding the raw term `text` in `field`.
+    fn keys_with(&self, field: tantivy::schema::Field, text: &str) -> Result<Vec<MemoryRef>> {
+        let query = TermQuery::new(Term::from_field_text(field, text), IndexRecordOption::Basic);
         Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
     }
 
