@@ -61,7 +61,8 @@ pub(crate) fn kwargs_json(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Map<St
 /// A Python value as JSON; `what` names it in error messages (`metadata['k'][2]`).
 ///
 /// `datetime`s must be timezone-aware (they become RFC 3339 text); any iterable other than a
-/// string, bytes or a mapping (a tuple, a set, a generator) becomes a list.
+/// string, bytes or a mapping (a tuple, a set, a generator) becomes a list; a value with
+/// `tolist()` (a NumPy array or scalar) becomes what that returns.
 pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
     let py = value.py();
     if depth > MAX_DEPTH {
@@ -124,11 +125,13 @@ pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> 
         return Ok(Value::Object(map));
     }
     let textual = value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>();
-    if !textual
-        && (value.is_instance_of::<PyList>()
-            || value.is_instance_of::<PyTuple>()
-            || value.hasattr("__iter__")?)
-    {
+    let listed = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
+    // NumPy arrays and scalars (a vector, a float32): anything else with `tolist()`, as the
+    // plain Python values it gives.
+    if !textual && !listed && value.hasattr("tolist")? {
+        return py_to_json(&value.call_method0("tolist")?, what, depth + 1);
+    }
+    if !textual && (listed || value.hasattr("__iter__")?) {
         let mut items = Vec::new();
         for (i, item) in value.try_iter()?.enumerate() {
             items.push(py_to_json(&item?, &format!("{what}[{i}]"), depth + 1)?);

@@ -260,7 +260,9 @@ impl PyMemcore {
     /// comes from `id`, else the title, else the first `# heading`, else a content hash. An
     /// existing memory with the same id in the same collection is replaced (version + 1), or
     /// with `create_only=True` is a `ConflictError`. `commit` attaches it to a commit (git
-    /// notes).
+    /// notes). `vector` (a list of floats or a NumPy array, from the store's embedder: the
+    /// same dimension) is indexed instead of embedding the memory; it is not stored with it,
+    /// so a rebuild of the indexes embeds the memory again.
     #[pyo3(signature = (content, *, create_only=false, commit=None, **fields))]
     fn put(
         &self,
@@ -497,7 +499,8 @@ impl PyMemcore {
     /// memories linking there, each hit carrying those `links`; `expand_links=True` lets
     /// memories linked with the strongest hits join the results. `agent` searches one
     /// agent's view (the shared memories and those whose `agent` metadata names it),
-    /// `shared=True` only the shared ones.
+    /// `shared=True` only the shared ones. `vector` (a list of floats or a NumPy array, from
+    /// the store's embedder) is searched instead of embedding `text`.
     /// Archived and tombstoned memories are found only with `statuses` naming them. Without
     /// the embedding model, semantic and hybrid fall back to full text and say so in
     /// `warnings`.

@@ -112,6 +112,67 @@ def test_an_array_with_tolist_is_accepted(tmp_path: Path) -> None:
         assert store.search("retry", mode="semantic").hits[0].memory.id == "retry"
 
 
+class Vector:
+    """A NumPy vector as memcore sees it: `tolist()` gives the floats."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+
+    def tolist(self) -> list[float]:
+        return self.values
+
+
+def word_vector(word: str, weight: float = 1.0) -> list[float]:
+    """The model's vector of a text holding `word` `weight` times."""
+    vector = [0.0] * len(WORDS) + [0.1]
+    vector[WORDS.index(word)] = weight
+    return vector
+
+
+def test_given_vectors_are_taken_instead_of_the_model(tmp_path: Path) -> None:
+    model = BagOfWords()
+    with memcore.open(tmp_path / "s", embedder=model) as store:
+        fill(store)
+        before = len(model.embedded())
+        # The texts say nothing of drivers or budgets; their vectors do.
+        store.put("Note 17.", id="note", vector=word_vector("driver", 3.0))
+        stored = store.put_many(
+            [
+                {"content": "Note 18.", "id": "budget", "vector": Vector(word_vector("budget"))},
+                {"content": "The gpu again.", "id": "plain"},
+            ]
+        )
+        assert [m.id for m in stored] == ["budget", "plain"]
+        assert model.embedded()[before:] == ["The gpu again."]
+        # The query's words are about metal; its vector asks for drivers.
+        before = len(model.embedded())
+        hits = store.search("metal", mode="semantic", limit=1, vector=word_vector("driver")).hits
+        assert [h.memory.id for h in hits] == ["note"]
+        hybrid = store.search("metal", vector=Vector(word_vector("budget")), limit=10)
+        parts = {h.memory.id: h.parts for h in hybrid}
+        assert parts["budget"].vector_rank == 1 and parts["gpu"].text_rank == 1
+        assert len(model.embedded()) == before, "no query was embedded"
+
+
+@pytest.mark.parametrize(
+    ("vector", "message"),
+    [
+        ([1.0, 2.0], "has 2 values; the embedder bag-of-words-v1 makes 9"),
+        ([math.nan] + [1.0] * len(WORDS), r"(?i)\[0\] is nan, which cannot be stored"),
+        ([0.0] * (len(WORDS) + 1), "all zeros"),
+    ],
+)
+def test_a_bad_vector_is_a_validation_error_and_writes_nothing(
+    tmp_path: Path, vector: list[float], message: str
+) -> None:
+    with memcore.open(tmp_path / "s", embedder=BagOfWords()) as store:
+        with pytest.raises(memcore.ValidationError, match=message):
+            store.put_many([{"content": "fine", "id": "fine"}, {"content": "x", "id": "x", "vector": vector}])
+        assert len(store.list()) == 0
+        with pytest.raises(memcore.ValidationError, match=message):
+            store.search("x", vector=vector)
+
+
 def test_threads_share_a_store_with_a_python_embedder(tmp_path: Path) -> None:
     model = BagOfWords()
     errors: list[BaseException] = []

@@ -5,64 +5,16 @@
 #![cfg(feature = "postgres")]
 #![allow(clippy::unwrap_used)]
 
+mod counted;
 mod pgcluster;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
+use counted::Counted;
 use memcore::{
-    Config, Embedder, Memcore, MemoryUpdate, ModelFiles, NewMemory, OnnxEmbedder, PostgresStore,
-    Query, SearchMode,
+    Config, Embedder, Memcore, MemoryUpdate, NewMemory, PostgresStore, Query, SearchMode,
 };
-
-/// The real model, loaded once for the binary.
-fn model() -> Arc<OnnxEmbedder> {
-    static MODEL: OnceLock<Arc<OnnxEmbedder>> = OnceLock::new();
-    Arc::clone(MODEL.get_or_init(|| {
-        let files = ModelFiles::locate(None).unwrap_or_else(|e| {
-            panic!("these tests need the model files ({e}); run scripts/fetch-models")
-        });
-        Arc::new(OnnxEmbedder::new(&files).unwrap())
-    }))
-}
-
-/// The real model, counting the texts it embeds, under a model id of the test's choice.
-#[derive(Debug)]
-struct Counted {
-    model: Arc<OnnxEmbedder>,
-    id: String,
-    texts: AtomicUsize,
-}
-
-impl Counted {
-    fn new() -> Arc<Self> {
-        Self::named(model().model_id())
-    }
-
-    fn named(id: &str) -> Arc<Self> {
-        Arc::new(Self { model: model(), id: id.to_owned(), texts: AtomicUsize::new(0) })
-    }
-
-    fn texts(&self) -> usize {
-        self.texts.load(Ordering::Relaxed)
-    }
-}
-
-impl Embedder for Counted {
-    fn model_id(&self) -> &str {
-        &self.id
-    }
-
-    fn dimension(&self) -> usize {
-        self.model.dimension()
-    }
-
-    fn embed(&self, texts: &[&str]) -> memcore::Result<Vec<Vec<f32>>> {
-        self.texts.fetch_add(texts.len(), Ordering::Relaxed);
-        self.model.embed(texts)
-    }
-}
 
 fn config(namespace: &str, share: bool) -> Config {
     let mut config = pgcluster::config(pgcluster::shared().url(), namespace);

@@ -108,6 +108,44 @@ TEST(semantic_search_ranks_by_the_c_model) {
   CHECK(atomic_load(&other.texts) == 4);
 }
 
+/* Vectors brought by the caller through memcore_call: a memory's (`vector` beside its content)
+ * and a query's are taken instead of calling the model; a vector of another dimension is
+ * MEMCORE_STATUS_INVALID_ARGUMENT and writes nothing. */
+TEST(given_vectors_are_taken_instead_of_the_model) {
+  struct model m = {0};
+  memcore_t *mc = NULL;
+  const char *dir = scratch_dir("given-vectors");
+  CHECK_OK(open_with(dir, "bag-of-words-v1", &m, &mc));
+  CHECK(fill(mc) == 0);
+  int texts = atomic_load(&m.texts);
+  char *json = NULL;
+  /* "Note 17." says nothing of drivers; its vector does (the "driver" dimension). */
+  CHECK_OK(memcore_call(mc, STR("put"),
+                        STR("{\"memories\":[{\"id\":\"note\",\"content\":\"Note 17.\","
+                            "\"vector\":[0,0,0,0,0,3,0.1]}]}"),
+                        &json));
+  memcore_string_free(json);
+  json = NULL;
+  CHECK(atomic_load(&m.texts) == texts);
+  /* The query's words are about metal; its vector asks for drivers. */
+  CHECK_OK(memcore_call(mc, STR("search"),
+                        STR("{\"text\":\"metal\",\"mode\":\"semantic\",\"limit\":1,"
+                            "\"vector\":[0,0,0,0,0,1,0.1]}"),
+                        &json));
+  CHECK_CONTAINS(json, "\"id\":\"note\"");
+  memcore_string_free(json);
+  json = NULL;
+  CHECK(atomic_load(&m.texts) == texts);
+  CHECK_STATUS(memcore_call(mc, STR("put"),
+                            STR("{\"memories\":[{\"id\":\"short\",\"content\":\"x\",\"vector\":[1,2]}]}"),
+                            &json),
+               MEMCORE_STATUS_INVALID_ARGUMENT);
+  CHECK_CONTAINS(memcore_last_error_message(), "has 2 values; the embedder bag-of-words-v1 makes 7");
+  CHECK(json == NULL);
+  CHECK_STATUS(memcore_call(mc, STR("get"), STR("{\"ref\":\"short\"}"), &json), MEMCORE_STATUS_NOT_FOUND);
+  memcore_close(mc);
+}
+
 TEST(a_failing_callback_keeps_the_write_and_search_falls_back) {
   struct model m = {.failure = 3};
   memcore_t *mc = NULL;
@@ -200,6 +238,7 @@ TEST(bad_arguments_write_nothing) {
 int main(int argc, char **argv) {
   harness_begin(argc, argv);
   RUN(semantic_search_ranks_by_the_c_model);
+  RUN(given_vectors_are_taken_instead_of_the_model);
   RUN(a_failing_callback_keeps_the_write_and_search_falls_back);
   RUN(a_query_the_callback_refuses_is_a_callback_error);
   RUN(threads_embed_at_once);

@@ -46,6 +46,40 @@ fn call_runs_operations_on_json_records() {
 }
 
 #[test]
+fn call_takes_vectors_given_with_memories_and_queries() {
+    use memcore::Embedder;
+    let files = memcore::ModelFiles::locate(None).expect("the model (scripts/fetch-models)");
+    let model = memcore::OnnxEmbedder::new(&files).unwrap();
+    let mut vectors = model
+        .embed(&["A grey heron nests by the reservoir every spring.", "Which birds nest here?"])
+        .unwrap();
+    let (birds, heron) = (vectors.pop().unwrap(), vectors.pop().unwrap());
+    let sandbox = Sandbox::new();
+    let model_dir = files.model.parent().unwrap().to_owned();
+    let call = |operation: &str, request: &serde_json::Value| {
+        let mut cmd = sandbox.run(&["call", operation, "-"]);
+        cmd.env("MEMCORE_MODEL_DIR", &model_dir).write_stdin(request.to_string());
+        cmd
+    };
+    let put = json!({"memories": [
+        {"content": "The fleet deploys on Tuesdays.", "id": "deploys"},
+        {"content": "Note 17.", "id": "note", "vector": heron}
+    ]});
+    call("put", &put).assert().success();
+    // The query's words name the other memory; its vector asks for birds.
+    let query = json!({"text": "deploys", "mode": "semantic", "vector": birds});
+    let found = json_of(&mut call("search", &query));
+    assert_eq!(found["hits"][0]["memory"]["id"], "note", "{found}");
+    assert_eq!(found["warnings"], json!([]));
+    // A vector of another dimension is a validation error, and nothing is written.
+    call("put", &json!({"memories": [{"content": "x", "id": "x", "vector": [1, 2]}]}))
+        .assert()
+        .code(3)
+        .stderr(contains("has 2 values; the embedder"));
+    sandbox.run(&["get", "x"]).assert().code(1);
+}
+
+#[test]
 fn call_refuses_bad_requests_before_touching_the_store() {
     let sandbox = Sandbox::new();
     let error = sandbox.error_in(sandbox.path(), &["call", "serch"], 2);

@@ -51,6 +51,14 @@ _CompositionOutput = Literal["both", "markdown", "jsonl"]
 _StrPath = str | os.PathLike[str]
 _Filters = str | Iterable[str] | Mapping[str, str | Iterable[str]]
 _Time = datetime | str
+
+@type_check_only
+class _ArrayLike(Protocol):
+    """A NumPy array, or anything else whose `tolist()` gives the values."""
+
+    def tolist(self) -> Any: ...
+
+_Vector = Iterable[float] | _ArrayLike
 _Rev = str | int
 _T = TypeVar("_T")
 
@@ -1548,8 +1556,10 @@ class Memcore:
         importance: float | None = None,
         metadata: Mapping[str, Any] | None = None,
         created_at: _Time | None = None,
+        vector: _Vector | None = None,
     ) -> Memory:
-        """Stores a memory (replacing one with the same id, unless `create_only`)."""
+        """Stores a memory (replacing one with the same id, unless `create_only`); `vector`,
+        from the store's embedder, is indexed instead of embedding the memory."""
     def put_many(
         self,
         items: Iterable[str | Mapping[str, Any]],
@@ -1643,8 +1653,10 @@ class Memcore:
         expand_links: bool = False,
         agent: str | None = None,
         shared: bool = False,
+        vector: _Vector | None = None,
     ) -> SearchResults:
-        """Memories matching `text`, best first (`statuses=None`: active and resolved)."""
+        """Memories matching `text`, best first (`statuses=None`: active and resolved);
+        `vector`, from the store's embedder, is searched instead of embedding `text`."""
     def recall(
         self,
         text: str,

@@ -351,6 +351,7 @@ pub(crate) fn parse_new_memory(text: &str) -> Result<NewMemory> {
         importance: fields.importance,
         metadata: fields.metadata,
         created_at: fields.created_at,
+        vector: None,
     })
 }
 

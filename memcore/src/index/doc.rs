@@ -2,6 +2,7 @@
 //! content hash) and [`DocFilter`], the filters every index can apply itself.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -17,6 +18,9 @@ pub(crate) fn content_hash(memory: &Memory) -> String {
     let _ = serde_json::to_writer(&mut hasher, memory);
     crate::hex::hex(&hasher.finalize()[..8])
 }
+
+/// A vector the writer of a memory gave for it ([`crate::NewMemory::vector`]), if any.
+pub(crate) type GivenVector = Option<Arc<[f32]>>;
 
 /// The filterable metadata of a memory, as indexes keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +71,9 @@ pub(crate) struct IndexDoc {
     /// The turn before this one in its conversation, as [`turn_text`] gives it, when the
     /// indexer found it (`crate::indexed::conversation`): searched as context.
     pub(crate) previous_turn: Option<String>,
+    /// The vector the writer gave for the memory (precomputed embeddings,
+    /// [`crate::NewMemory::vector`]), taken instead of embedding [`IndexDoc::embedding_text`].
+    pub(crate) given_vector: GivenVector,
 }
 
 /// The longest part of a turn, in characters, that the next turn is indexed with.
@@ -128,6 +135,7 @@ impl IndexDoc {
                 .turn_place()
                 .map(|place| turn_term(memory.collection.as_str(), &place.session, place.turn)),
             previous_turn: None,
+            given_vector: None,
         }
     }
 

@@ -21,8 +21,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 pub(crate) use doc::{
-    DocFilter, DocMeta, EMBEDDED_TEXT_REVISION, IndexDoc, content_hash, neighbour_terms,
-    shifted_turn_term, turn_term, turn_text,
+    DocFilter, DocMeta, EMBEDDED_TEXT_REVISION, GivenVector, IndexDoc, content_hash,
+    neighbour_terms, shifted_turn_term, turn_term, turn_text,
 };
 pub(crate) use journal::{Entry as JournalEntry, Journal};
 pub use report::{

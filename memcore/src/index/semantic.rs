@@ -20,8 +20,8 @@ use std::sync::{Arc, OnceLock};
 use sha2::{Digest, Sha256};
 
 use super::{
-    Applied, DerivedIndex, EMBEDDED_TEXT_REVISION, GraphStatus, IndexDoc, ModelChanged, Staged,
-    Unavailable, VectorIndex, remove_level_stamp,
+    Applied, DerivedIndex, EMBEDDED_TEXT_REVISION, GivenVector, GraphStatus, IndexDoc,
+    ModelChanged, Staged, Unavailable, VectorIndex, remove_level_stamp,
 };
 use crate::concurrent::alongside;
 use crate::store::fsutil::remove_dir_if_present;
@@ -79,6 +79,52 @@ impl Semantic {
             ));
         }
         Ok(vectors)
+    }
+
+    /// Checks a vector given instead of an embedding (`what` names it in the error): the
+    /// embedder's dimension, finite values, not all zero.
+    pub(crate) fn check_given(&self, vector: &[f32], what: &str) -> Result<()> {
+        let dimension = self.embedder.dimension();
+        let problem = if vector.len() != dimension {
+            format!(
+                "has {} values; the embedder {} makes {dimension}",
+                vector.len(),
+                self.embedder.model_id()
+            )
+        } else if let Some(i) = vector.iter().position(|x| !x.is_finite()) {
+            format!("holds a value that is not a finite number (at index {i})")
+        } else if vector.iter().all(|&x| x == 0.0) {
+            "is all zeros: it points nowhere".to_owned()
+        } else {
+            return Ok(());
+        };
+        Err(Error::validation(
+            format!("{what} {problem}"),
+            "give vectors the store's embedder makes, or open the store with the embedder that made yours",
+        ))
+    }
+
+    /// The vectors of `docs`, whose embedding texts are `texts`: the ones their writers gave,
+    /// the embedder's for the others.
+    fn given_or_embedded(&self, docs: &[IndexDoc], texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let missing: Vec<String> = docs
+            .iter()
+            .zip(texts)
+            .filter(|(doc, _)| doc.given_vector.is_none())
+            .map(|(_, text)| text.clone())
+            .collect();
+        let mut embedded = match missing.is_empty() {
+            true => Vec::new(),
+            false => self.embed(&missing)?,
+        }
+        .into_iter();
+        Ok(docs
+            .iter()
+            .map(|doc| match &doc.given_vector {
+                Some(given) => given.to_vec(),
+                None => embedded.next().unwrap_or_default(),
+            })
+            .collect())
     }
 
     /// Stores the vectors of `docs`, in batches: those the store keeps for every machine
@@ -223,6 +269,34 @@ impl SemanticIndex {
         self.set_up(false)
     }
 
+    /// The vectors writers gave with memories ([`crate::NewMemory::vector`], one entry per
+    /// memory), checked against the embedder; an empty list when none was given.
+    pub(crate) fn given_vectors(&self, vectors: Vec<Option<Vec<f32>>>) -> Result<Vec<GivenVector>> {
+        if vectors.iter().all(Option::is_none) {
+            return Ok(Vec::new());
+        }
+        let semantic = self.semantic().map_err(|why| {
+            Error::embedding(
+                format!("vectors were given, but the vector index is unavailable: {why}"),
+                None,
+                "install the embedding model (`memcore model` says how), or open the store with the embedder that made the vectors",
+            )
+        })?;
+        let count = vectors.len();
+        let check = |(i, vector): (usize, Option<Vec<f32>>)| {
+            vector
+                .map(|vector| {
+                    let what = match count {
+                        1 => "the memory's vector".to_owned(),
+                        _ => format!("the vector of memory {} of {count}", i + 1),
+                    };
+                    semantic.check_given(&vector, &what).map(|()| Arc::from(vector))
+                })
+                .transpose()
+        };
+        vectors.into_iter().enumerate().map(check).collect()
+    }
+
     /// [`SemanticIndex::semantic`] for a search, with the vectors read: on first use while
     /// the model loads, or now if a write set them up without reading them. Reading them then
     /// finds what opening would have: another model's vectors (semantic search is off for
@@ -338,7 +412,7 @@ impl DerivedIndex for SemanticIndex {
     fn stage<'a>(&'a self, docs: &[IndexDoc]) -> Box<dyn Staged + 'a> {
         let staged = self.semantic().ok().map(|semantic| {
             let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
-            let vectors = semantic.embed(&texts);
+            let vectors = semantic.given_or_embedded(docs, &texts);
             StagedVectors { index: self, semantic, texts, vectors }
         });
         match staged {

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use self::maintain::Maintenance;
+pub(crate) use self::write::the_one;
 use crate::Result;
 use crate::index::{EmbedderChoice, IndexSet, Journal, Semantic, Unavailable};
 use crate::store::MemoryStore;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::IndexedStore;
 use super::conversation::KnownTurns;
 use crate::concurrent::alongside;
-use crate::index::{Applied, IndexDoc, JournalEntry, Staged};
+use crate::index::{Applied, GivenVector, IndexDoc, JournalEntry, Staged};
 use crate::store::{MemoryStore, PutMode, TrashEntry};
 use crate::{Category, Error, Memory, MemoryRef, MemoryUpdate, Result, Timestamp};
 
@@ -48,18 +48,31 @@ impl Written for Vec<TrashEntry> {
     }
 }
 
+/// The memories a write stores, which the indexes prepare while the store writes them, and
+/// the vectors their writer gave ([`crate::NewMemory::vector`]: none, or one entry per
+/// memory).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Stage<'a> {
+    /// The memories, validated.
+    pub(crate) memories: &'a [Memory],
+    /// Their given vectors, in the same order, or empty.
+    pub(crate) vectors: &'a [GivenVector],
+}
+
 /// The memory a write of one memory (`what`) stored.
-fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
+pub(crate) fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
     stored
         .pop()
         .ok_or_else(|| Error::index(format!("{what} stored nothing"), None, "report this as a bug"))
 }
 
 impl IndexedStore {
-    /// Stores validated memories (attached to the commit `rev` when given) and indexes them.
+    /// Stores validated memories (attached to the commit `rev` when given) and indexes them,
+    /// with the vectors given for them (none, or one entry per memory; checked).
     pub(crate) fn put_many(
         &self,
         memories: Vec<Memory>,
+        vectors: &[GivenVector],
         mode: PutMode,
         rev: Option<&str>,
     ) -> Result<Vec<Memory>> {
@@ -68,7 +81,8 @@ impl IndexedStore {
             Some(rev) => Some((self.capability_commits()?, rev)),
             None => None,
         };
-        self.write(&keys, &memories, |store| match at {
+        let stage = Stage { memories: &memories, vectors };
+        self.write(&keys, stage, |store| match at {
             Some((commits, rev)) => commits.put_many_at(memories.clone(), rev, mode),
             None => store.put_many(memories.clone(), mode),
         })
@@ -76,7 +90,7 @@ impl IndexedStore {
 
     /// Stores one validated memory; see [`IndexedStore::put_many`].
     pub(crate) fn put(&self, memory: Memory, mode: PutMode, rev: Option<&str>) -> Result<Memory> {
-        the_one(self.put_many(vec![memory], mode, rev)?, "put")
+        the_one(self.put_many(vec![memory], &[], mode, rev)?, "put")
     }
 
     /// Applies `change` to the memory `reference` names, as of `now`.
@@ -86,7 +100,9 @@ impl IndexedStore {
         change: &MemoryUpdate,
         now: Timestamp,
     ) -> Result<Memory> {
-        self.write(&self.keys_of(reference), &[], |store| store.update(reference, change, now))
+        self.write(&self.keys_of(reference), Stage::default(), |store| {
+            store.update(reference, change, now)
+        })
     }
 
     /// Applies several changes in one store write (see [`MemoryStore::update_many`]: gone or
@@ -97,12 +113,12 @@ impl IndexedStore {
         now: Timestamp,
     ) -> Result<Vec<Memory>> {
         let keys: Vec<MemoryRef> = changes.iter().map(|(reference, _)| reference.clone()).collect();
-        self.write(&keys, &[], |store| store.update_many(changes, now))
+        self.write(&keys, Stage::default(), |store| store.update_many(changes, now))
     }
 
     /// Moves the memory `reference` names to the trash.
     pub(crate) fn delete(&self, reference: &MemoryRef, now: Timestamp) -> Result<TrashEntry> {
-        self.write(&self.keys_of(reference), &[], |store| store.delete(reference, now))
+        self.write(&self.keys_of(reference), Stage::default(), |store| store.delete(reference, now))
     }
 
     /// Moves the memories `references` name (each with its collection) to the trash, under
@@ -116,7 +132,7 @@ impl IndexedStore {
         if references.is_empty() {
             return Ok(Vec::new());
         }
-        self.write(references, &[], |store| {
+        self.write(references, Stage::default(), |store| {
             references.iter().map(|reference| store.delete(reference, now)).collect()
         })
     }
@@ -136,7 +152,7 @@ impl IndexedStore {
 
     /// Brings the most recently deleted memory `reference` names back from the trash.
     pub(crate) fn restore(&self, reference: &MemoryRef) -> Result<Memory> {
-        self.write(std::slice::from_ref(reference), &[], |store| {
+        self.write(std::slice::from_ref(reference), Stage::default(), |store| {
             store.restore(reference).map(Arc::unwrap_or_clone)
         })
     }
@@ -158,8 +174,9 @@ impl IndexedStore {
     /// - Takes the index lock and journals `keys` (a bare id stands for whichever collection
     ///   the store finds it in; a replay resolves it).
     /// - With memories to `stage`, the store writes on a second thread while this one
-    ///   prepares every index's entries for them; they are published once the write is
-    ///   durable (rebuilt first for memories the store changed).
+    ///   prepares every index's entries for them (taking the vectors given with them); they
+    ///   are published once the write is durable (rebuilt first for memories the store
+    ///   changed).
     /// - Otherwise the change the write reports ([`Written`]) is applied to every index.
     /// - A write the store refused clears its record and leaves the indexes untouched; a
     ///   storage failure (which may follow a partial write) re-indexes the journaled keys
@@ -168,12 +185,13 @@ impl IndexedStore {
     pub(crate) fn write<T: Written + Send>(
         &self,
         keys: &[MemoryRef],
-        stage: &[Memory],
+        stage: Stage<'_>,
         write: impl Fn(&dyn MemoryStore) -> Result<T> + Sync,
     ) -> Result<T> {
         let _guard = self.lock.acquire()?;
         let entry = self.journal.begin(keys)?;
         let store = self.store.as_ref();
+        let Stage { memories: stage, vectors } = stage;
         let (staged, written) = if stage.is_empty() {
             (None, write(store))
         } else {
@@ -182,7 +200,10 @@ impl IndexedStore {
             let (written, staged) = alongside(
                 || write(store),
                 || {
-                    let docs = previous.docs(stage);
+                    let mut docs = previous.docs(stage);
+                    for (doc, vector) in docs.iter_mut().zip(vectors) {
+                        doc.given_vector.clone_from(vector);
+                    }
                     let entries: Vec<Box<dyn Staged + '_>> =
                         self.indexes.all().iter().map(|index| index.stage(&docs)).collect();
                     (docs, entries)

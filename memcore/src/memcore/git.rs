@@ -30,7 +30,7 @@ impl Memcore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn put_at(&self, memory: NewMemory, rev: &str, mode: PutMode) -> Result<Memory> {
-        self.indexed.put(self.complete(memory, self.now())?, mode, Some(rev))
+        crate::indexed::the_one(self.put_many_at(vec![memory], rev, mode)?, "put")
     }
 
     /// [`Memcore::put_many_with`], attaching the memories to the commit `rev` as
@@ -41,7 +41,8 @@ impl Memcore {
         rev: &str,
         mode: PutMode,
     ) -> Result<Vec<Memory>> {
-        self.indexed.put_many(self.validate(memories)?, mode, Some(rev))
+        let (memories, vectors) = self.validate_with_vectors(memories)?;
+        self.indexed.put_many(memories, &vectors, mode, Some(rev))
     }
 
     /// The memory `reference` names with as much context as `level` asks for (seed 002's

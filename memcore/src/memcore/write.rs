@@ -2,6 +2,8 @@
 //! call of the write protocol ([`crate::indexed`]), which keeps every index level.
 
 use super::Memcore;
+use crate::index::GivenVector;
+use crate::indexed::the_one;
 use crate::store::{PutMode, TrashEntry};
 use crate::{IntoMemoryRef, Memory, MemoryUpdate, NewMemory, Result};
 
@@ -13,7 +15,7 @@ impl Memcore {
 
     /// Stores a memory; with [`PutMode::CreateOnly`] an existing one is a conflict.
     pub fn put_with(&self, memory: NewMemory, mode: PutMode) -> Result<Memory> {
-        self.indexed.put(self.complete(memory, self.now())?, mode, None)
+        the_one(self.put_many_with(vec![memory], mode)?, "put")
     }
 
     /// Stores several memories, writing, embedding and indexing them in batches (much faster
@@ -26,13 +28,25 @@ impl Memcore {
     /// [`Memcore::put_many`]; with [`PutMode::CreateOnly`] a memory that exists already (or
     /// twice in the batch) is a conflict and nothing of the batch is written.
     pub fn put_many_with(&self, memories: Vec<NewMemory>, mode: PutMode) -> Result<Vec<Memory>> {
-        self.indexed.put_many(self.validate(memories)?, mode, None)
+        let (memories, vectors) = self.validate_with_vectors(memories)?;
+        self.indexed.put_many(memories, &vectors, mode, None)
     }
 
     /// New memories as the store takes them: validated, with defaults and timestamps.
     pub(super) fn validate(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
         let now = self.now();
         memories.into_iter().map(|memory| self.complete(memory, now)).collect()
+    }
+
+    /// [`Memcore::validate`], and the vectors given with the memories, checked against the
+    /// embedder (empty when none was given).
+    pub(super) fn validate_with_vectors(
+        &self,
+        mut memories: Vec<NewMemory>,
+    ) -> Result<(Vec<Memory>, Vec<GivenVector>)> {
+        let vectors: Vec<_> = memories.iter_mut().map(|memory| memory.vector.take()).collect();
+        let memories = self.validate(memories)?;
+        Ok((memories, self.indexed.indexes().vectors.given_vectors(vectors)?))
     }
 
     /// A new memory as the store takes it, written at `now`.

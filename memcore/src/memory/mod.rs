@@ -386,6 +386,13 @@ pub struct NewMemory {
     /// Creation time; now when absent (for imports that keep their original dates).
     #[serde(default)]
     pub created_at: Option<Timestamp>,
+    /// The memory's vector, if you embed memories yourself: the vector index takes it
+    /// instead of embedding the memory. Not stored in the memory: it must come from the
+    /// store's embedder (the built-in model, or the one the store was opened with), the same
+    /// dimension with finite values, because a rebuild of the vector index embeds the memory
+    /// again with that embedder.
+    #[serde(default)]
+    pub vector: Option<Vec<f32>>,
 }
 
 macro_rules! option_setters {
@@ -458,6 +465,12 @@ impl NewMemory {
         S: Into<String>,
     {
         self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the memory's vector (see [`NewMemory::vector`]).
+    pub fn vector(mut self, vector: impl Into<Vec<f32>>) -> Self {
+        self.vector = Some(vector.into());
         self
     }
 

@@ -202,21 +202,31 @@ fn semantic_hits(
         Ok(semantic) => semantic,
         Err(why) => return Ok(Err(why)),
     };
-    let model = semantic.embedder.model_id();
-    ctx.cache
-        .get_or_embed(model, &query.text, || {
-            let mut vectors = semantic.embedder.embed(&[query.text.as_str()])?;
-            vectors.pop().ok_or_else(|| {
-                Error::embedding("the embedder returned no vector", None, "report this as a bug")
-            })
-        })
-        .and_then(|vector| semantic.vectors.search(&vector, fetch, filter, None))
-        .map(|mut hits| {
-            if let Some(min) = query.min_similarity {
-                hits.retain(|(_, similarity)| *similarity >= min);
-            }
-            Ok((hits, caught_up))
-        })
+    let embedded;
+    let vector: &[f32] = match &query.vector {
+        Some(given) => {
+            semantic.check_given(given, "the query's vector")?;
+            given
+        }
+        None => {
+            embedded = ctx.cache.get_or_embed(semantic.embedder.model_id(), &query.text, || {
+                let mut vectors = semantic.embedder.embed(&[query.text.as_str()])?;
+                vectors.pop().ok_or_else(|| {
+                    Error::embedding(
+                        "the embedder returned no vector",
+                        None,
+                        "report this as a bug",
+                    )
+                })
+            })?;
+            &embedded
+        }
+    };
+    let mut hits = semantic.vectors.search(vector, fetch, filter, None)?;
+    if let Some(min) = query.min_similarity {
+        hits.retain(|(_, similarity)| *similarity >= min);
+    }
+    Ok(Ok((hits, caught_up)))
 }
 
 /// The most candidates whose memories a search reads in one go.

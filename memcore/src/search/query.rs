@@ -161,6 +161,12 @@ pub struct Query {
     /// Only the shared memories: none an agent owns (no `agent` metadata).
     #[serde(default)]
     pub shared: bool,
+    /// The query's vector, if you embed queries yourself: semantic and hybrid search use it
+    /// instead of embedding `text` (which full-text search still uses). It must come from
+    /// the store's embedder (the built-in model, or the one the store was opened with): the
+    /// same dimension, finite values.
+    #[serde(default)]
+    pub vector: Option<Vec<f32>>,
 }
 
 /// Hits a search returns unless asked otherwise.
@@ -197,7 +203,15 @@ impl Query {
             expand_links: false,
             agent: None,
             shared: false,
+            vector: None,
         }
+    }
+
+    /// Searches with this vector of the query instead of embedding its text (see
+    /// [`Query::vector`]).
+    pub fn vector(mut self, vector: impl Into<Vec<f32>>) -> Self {
+        self.vector = Some(vector.into());
+        self
     }
 
     /// Searches `agent`'s view: the shared memories and `agent`'s own.
