@@ -61,8 +61,8 @@ pub(crate) fn kwargs_json(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Map<St
 /// A Python value as JSON; `what` names it in error messages (`metadata['k'][2]`).
 ///
 /// `datetime`s must be timezone-aware (they become RFC 3339 text); any iterable other than a
-/// string, bytes or a mapping (a tuple, a set, a generator) becomes a list; a value with
-/// `tolist()` (a NumPy array or scalar) becomes what that returns.
+/// string, bytes or a mapping (a tuple, a set, a generator) becomes a list; a NumPy array or
+/// scalar of numbers becomes what its `tolist()` returns.
 pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
     let py = value.py();
     if depth > MAX_DEPTH {
@@ -126,9 +126,7 @@ pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> 
     }
     let textual = value.is_instance_of::<PyBytes>() || value.is_instance_of::<PyByteArray>();
     let listed = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
-    // NumPy arrays and scalars (a vector, a float32): anything else with `tolist()`, as the
-    // plain Python values it gives.
-    if !textual && !listed && value.hasattr("tolist")? {
+    if !textual && !listed && is_numeric_array(value) {
         return py_to_json(&value.call_method0("tolist")?, what, depth + 1);
     }
     if !textual && (listed || value.hasattr("__iter__")?) {
@@ -143,6 +141,17 @@ pub(crate) fn py_to_json(value: &Bound<'_, PyAny>, what: &str, depth: usize) -> 
         format!("{what} has type {}, which memcore does not take", type_name(value)),
         "use str, int, float, bool, None, datetime, a list or a dict",
     ))
+}
+
+/// Whether `value` is a NumPy array or scalar of numbers (a vector, a `float32`): an object
+/// with `tolist()` and a `dtype` of kind bool, int, unsigned or float. Other NumPy kinds
+/// (dates, text, objects) are left to the other rules.
+fn is_numeric_array(value: &Bound<'_, PyAny>) -> bool {
+    let kind = value.getattr("dtype").and_then(|dtype| dtype.getattr("kind"));
+    let numeric = kind
+        .and_then(|kind| kind.extract::<String>())
+        .is_ok_and(|kind| matches!(kind.as_str(), "b" | "i" | "u" | "f"));
+    numeric && value.hasattr("tolist").unwrap_or(false)
 }
 
 /// Whether `value` is a `datetime.datetime`.

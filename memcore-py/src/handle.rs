@@ -262,7 +262,7 @@ impl PyMemcore {
     /// with `create_only=True` is a `ConflictError`. `commit` attaches it to a commit (git
     /// notes). `vector` (a list of floats or a NumPy array, from the store's embedder: the
     /// same dimension) is indexed instead of embedding the memory; it is not stored with it,
-    /// so a rebuild of the indexes embeds the memory again.
+    /// so a later update of the memory or a rebuild of the indexes embeds it again.
     #[pyo3(signature = (content, *, create_only=false, commit=None, **fields))]
     fn put(
         &self,

@@ -112,14 +112,45 @@ def test_an_array_with_tolist_is_accepted(tmp_path: Path) -> None:
         assert store.search("retry", mode="semantic").hits[0].memory.id == "retry"
 
 
+class Float32:
+    """A NumPy dtype as memcore reads it: its kind."""
+
+    kind = "f"
+
+
 class Vector:
-    """A NumPy vector as memcore sees it: `tolist()` gives the floats."""
+    """A NumPy vector as memcore sees it: a numeric `dtype`, and `tolist()` gives the floats."""
+
+    dtype = Float32()
 
     def __init__(self, values: list[float]) -> None:
         self.values = values
 
     def tolist(self) -> list[float]:
         return self.values
+
+
+class Datetime64:
+    """NumPy's datetime64 dtype, as memcore reads it."""
+
+    kind = "M"
+
+
+def test_only_numeric_arrays_are_taken_as_their_tolist(tmp_path: Path) -> None:
+    class Dates:
+        dtype = Datetime64()
+
+        def __init__(self, values: list[float]) -> None:
+            self.values = values
+
+        def tolist(self) -> list[float]:
+            return self.values
+
+    with memcore.open(tmp_path / "s") as store:
+        stored = store.put("x", metadata={"scores": Vector([0.5, 2.0])})
+        assert stored.metadata["scores"] == [0.5, 2.0]
+        with pytest.raises(memcore.RequestError, match="Dates"):
+            store.put("y", metadata={"when": Dates([1.0])})
 
 
 def word_vector(word: str, weight: float = 1.0) -> list[float]:
@@ -159,7 +190,8 @@ def test_given_vectors_are_taken_instead_of_the_model(tmp_path: Path) -> None:
     [
         ([1.0, 2.0], "has 2 values; the embedder bag-of-words-v1 makes 9"),
         ([math.nan] + [1.0] * len(WORDS), r"(?i)\[0\] is nan, which cannot be stored"),
-        ([0.0] * (len(WORDS) + 1), "all zeros"),
+        ([0.0] * (len(WORDS) + 1), "length of zero"),
+        ([1e30] * (len(WORDS) + 1), "too large to compute"),
     ],
 )
 def test_a_bad_vector_is_a_validation_error_and_writes_nothing(

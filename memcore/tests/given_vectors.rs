@@ -77,6 +77,10 @@ fn a_query_vector_is_searched_instead_of_the_querys_text() {
     let birds = vector_of("which birds live near the water?");
     let before = counted.texts();
     assert_eq!(nearest(&memcore, Query::new("deploys").vector(birds.clone()))[0], "heron");
+    // In semantic mode the vector alone will do; the other modes need words.
+    assert_eq!(nearest(&memcore, Query::new("").vector(birds.clone()))[0], "heron");
+    let words_needed = Query::new(" ").vector(birds.clone()).mode(SearchMode::Text);
+    assert!(matches!(memcore.search(&words_needed), Err(Error::Validation { .. })));
     // Hybrid: the words still go to full-text search, the vector to the vector index.
     let hybrid = memcore.search(&Query::new("Tuesdays").vector(birds).limit(2)).unwrap();
     let parts: Vec<_> =
@@ -98,7 +102,8 @@ fn a_bad_vector_is_a_validation_error_and_writes_nothing() {
     let bad = [
         (vec![0.5; 3], "has 3 values"),
         (nan, "not a finite number"),
-        (vec![0.0; good.len()], "all zeros"),
+        (vec![0.0; good.len()], "length of zero"),
+        (vec![1e20; good.len()], "too large to compute"),
     ];
     for (vector, says) in bad {
         let batch = vec![

@@ -94,6 +94,23 @@ fn a_new_machine_takes_the_vectors_another_embedded() {
 }
 
 #[test]
+fn a_vector_the_writer_gave_is_not_kept_for_other_machines() {
+    let namespace = pgcluster::namespace();
+    let config = config(&namespace, true);
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = machine(dir_a.path(), &config, &Counted::new());
+    let heron = counted::model().embed(&["A grey heron nests by the reservoir."]).unwrap();
+    a.put(NewMemory::new("Note 17.").id("note").vector(heron[0].clone())).unwrap();
+    a.put(NewMemory::new("The fleet deploys on Tuesdays.").id("deploys")).unwrap();
+    assert_eq!(kept_vectors(&namespace), 1, "only the model's vector of a text is kept");
+    // Another machine embeds the memory's text: the given vector was this writer's.
+    let embed_b = Counted::new();
+    let b = machine(dir_b.path(), &config, &embed_b);
+    assert_eq!(embed_b.texts(), 1);
+    assert!(b.verify().unwrap().consistent);
+}
+
+#[test]
 fn only_vectors_of_the_same_model_and_text_are_taken() {
     let namespace = pgcluster::namespace();
     let config = config(&namespace, true);

@@ -33,7 +33,9 @@ pub(crate) use semantic::{EmbedderChoice, Semantic, SemanticIndex};
 pub(crate) use set::IndexSet;
 pub(crate) use text::TextIndex;
 pub use vector::GraphStatus;
-pub(crate) use vector::{MAX_DIMENSION, ModelChanged, VectorIndex, remove_level_stamp};
+pub(crate) use vector::{
+    MAX_DIMENSION, ModelChanged, VectorIndex, remove_level_stamp, scalable_norm,
+};
 
 use crate::{MemoryRef, Result};
 

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use super::{
     Applied, DerivedIndex, EMBEDDED_TEXT_REVISION, GivenVector, GraphStatus, IndexDoc,
-    ModelChanged, Staged, Unavailable, VectorIndex, remove_level_stamp,
+    ModelChanged, Staged, Unavailable, VectorIndex, remove_level_stamp, scalable_norm,
 };
 use crate::concurrent::alongside;
 use crate::store::fsutil::remove_dir_if_present;
@@ -82,7 +82,7 @@ impl Semantic {
     }
 
     /// Checks a vector given instead of an embedding (`what` names it in the error): the
-    /// embedder's dimension, finite values, not all zero.
+    /// embedder's dimension, finite values, a length the index can scale to one.
     pub(crate) fn check_given(&self, vector: &[f32], what: &str) -> Result<()> {
         let dimension = self.embedder.dimension();
         let problem = if vector.len() != dimension {
@@ -93,8 +93,8 @@ impl Semantic {
             )
         } else if let Some(i) = vector.iter().position(|x| !x.is_finite()) {
             format!("holds a value that is not a finite number (at index {i})")
-        } else if vector.iter().all(|&x| x == 0.0) {
-            "is all zeros: it points nowhere".to_owned()
+        } else if scalable_norm(vector).is_none() {
+            "has a length of zero, or too large to compute in 32-bit floats".to_owned()
         } else {
             return Ok(());
         };
@@ -413,7 +413,8 @@ impl DerivedIndex for SemanticIndex {
         let staged = self.semantic().ok().map(|semantic| {
             let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
             let vectors = semantic.given_or_embedded(docs, &texts);
-            StagedVectors { index: self, semantic, texts, vectors }
+            let given = docs.iter().map(|doc| doc.given_vector.is_some()).collect();
+            StagedVectors { index: self, semantic, texts, vectors, given }
         });
         match staged {
             Some(staged) => Box::new(staged),
@@ -481,6 +482,9 @@ struct StagedVectors<'a> {
     texts: Vec<String>,
     /// Their vectors; an `Err` (the model failed) leaves the index lagging.
     vectors: Result<Vec<Vec<f32>>>,
+    /// Which of them the writer gave: those are not kept for other machines (they are no
+    /// function of the model and the text, which is what kept vectors promise).
+    given: Vec<bool>,
 }
 
 impl Staged for StagedVectors<'_> {
@@ -490,7 +494,7 @@ impl Staged for StagedVectors<'_> {
         changed: &[usize],
         replaced: &[MemoryRef],
     ) -> Result<Applied> {
-        let Self { index, semantic, texts, vectors } = *self;
+        let Self { index, semantic, texts, vectors, given } = *self;
         let mut vectors = match vectors {
             Ok(vectors) => vectors,
             Err(e) => return index.lagging(format!("not embedded: {}", e.report())),
@@ -514,7 +518,14 @@ impl Staged for StagedVectors<'_> {
         semantic.vectors.remove(replaced)?;
         if semantic.shared.is_some() {
             let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
-            semantic.share(&vector_keys(docs, &texts), &vectors);
+            let (keys, embedded): (Vec<_>, Vec<_>) = vector_keys(docs, &texts)
+                .into_iter()
+                .zip(&vectors)
+                .zip(&given)
+                .filter(|(_, given)| !**given)
+                .map(|((key, vector), _)| (key, vector.clone()))
+                .unzip();
+            semantic.share(&keys, &embedded);
         }
         let items: Vec<_> = docs.iter().map(|d| d.meta.clone()).zip(vectors).collect();
         semantic.vectors.upsert(&items)?;

@@ -389,8 +389,8 @@ pub struct NewMemory {
     /// The memory's vector, if you embed memories yourself: the vector index takes it
     /// instead of embedding the memory. Not stored in the memory: it must come from the
     /// store's embedder (the built-in model, or the one the store was opened with), the same
-    /// dimension with finite values, because a rebuild of the vector index embeds the memory
-    /// again with that embedder.
+    /// dimension with finite values, because whatever indexes the memory again (a later
+    /// update of it, a rebuild of the indexes) embeds it with that embedder.
     #[serde(default)]
     pub vector: Option<Vec<f32>>,
 }

@@ -327,12 +327,22 @@ impl Query {
         self
     }
 
-    /// Checks the query before any work: non-blank text, limit, weights, date ranges.
+    /// Checks the query before any work: non-blank text (a vector alone will do in semantic
+    /// mode), limit, weights, date ranges, a vector's values.
     pub fn validate(&self) -> Result<()> {
-        if self.text.trim().is_empty() {
+        let by_vector_alone = self.vector.is_some() && self.mode == SearchMode::Semantic;
+        if self.text.trim().is_empty() && !by_vector_alone {
             return Err(Error::validation(
                 "the search text is empty",
-                "give some words to search for; to enumerate memories use list",
+                "give some words to search for (or a vector, in semantic mode); to enumerate memories use list",
+            ));
+        }
+        if let Some(vector) = &self.vector
+            && (vector.is_empty() || vector.iter().any(|x| !x.is_finite()))
+        {
+            return Err(Error::validation(
+                "the query's vector is empty or holds a value that is not a finite number",
+                "give the vector the store's embedder makes for the query",
             ));
         }
         if self.limit == 0 || self.limit > MAX_LIMIT {

@@ -524,18 +524,24 @@ impl VectorIndex {
                 "check the embedder's output",
             ));
         }
-        let norm = scan::dot(vector, vector).sqrt();
-        if !(norm > 0.0 && norm.is_finite()) {
+        let Some(norm) = scalable_norm(vector) else {
             return Err(Error::validation(
-                format!("the vector of {what} has length zero"),
+                format!("the vector of {what} has length zero (or too large to compute)"),
                 "check the embedder's output",
             ));
-        }
+        };
         if (norm - 1.0).abs() > 1e-6 {
             vector.iter_mut().for_each(|x| *x /= norm);
         }
         Ok(())
     }
+}
+
+/// The length of `vector` as the index computes it, when it can be scaled to unit length:
+/// neither zero nor beyond `f32`'s range (for finite values).
+pub(crate) fn scalable_norm(vector: &[f32]) -> Option<f32> {
+    let norm = scan::dot(vector, vector).sqrt();
+    (norm > 0.0 && norm.is_finite()).then_some(norm)
 }
 
 /// A random id for a new log file.
