@@ -214,8 +214,8 @@ BAD_VALUES: list[tuple[str, dict[str, Any], str]] = [
     ("nan metadata", {"metadata": {"k": float("inf")}}, "cannot be stored"),
     ("huge int metadata", {"metadata": {"k": 2**70}}, "64-bit"),
     ("naive datetime", {"created_at": dt.datetime(2024, 1, 1)}, "created_at is a datetime without a timezone"),
-    ("created_at without a time", {"created_at": "2024-01-01"}, "`memories[0].created_at`"),
-    ("created_at not a date", {"created_at": "yesterday"}, "`memories[0].created_at`"),
+    ("created_at without a time", {"created_at": "2024-01-01"}, '`memories[0].created_at`: "2024-01-01" is not a time'),
+    ("created_at not a date", {"created_at": "yesterday"}, '`memories[0].created_at`: "yesterday" is not a time'),
     ("unknown status", {"status": "done"}, "unknown variant `done`"),
 ]
 

@@ -216,10 +216,17 @@ pub fn parse_request<R: DeserializeOwned + JsonSchema + 'static>(
     let schema = cached_schema::<R>();
     let defs = schema.as_value().get("$defs").and_then(Value::as_object);
     drop_record_nulls(&mut request, schema.as_value(), defs);
-    serde_path_to_error::deserialize(request).map_err(|e| {
+    serde_path_to_error::deserialize(&request).map_err(|e| {
         let at = e.path().to_string();
         let place = if at == "." { String::new() } else { format!(" at `{at}`") };
         let problem = e.inner().to_string();
+        if let Some(text) = unreadable_time(&request, e.path(), &problem) {
+            return Error::validation(
+                format!("invalid `{operation}` request{place}: {text:?} is not a time ({problem})"),
+                "write times as RFC 3339 text with a UTC offset, e.g. 2023-05-08T13:56:00Z or \
+                 2023-05-08T13:56:00+02:00",
+            );
+        }
         let message = format!("invalid `{operation}` request{place}: {problem}");
         if is_shape_problem(&problem) {
             Error::request(message, schema_hint(operation))
@@ -227,6 +234,36 @@ pub fn parse_request<R: DeserializeOwned + JsonSchema + 'static>(
             Error::validation(message, schema_hint(operation))
         }
     })
+}
+
+/// The text at `path` in `request` when `problem` is chrono's complaint about a time it could
+/// not read (so the message can show the text and say what a time looks like).
+fn unreadable_time<'a>(
+    request: &'a Value,
+    path: &serde_path_to_error::Path,
+    problem: &str,
+) -> Option<&'a str> {
+    const TIME_PROBLEMS: [&str; 7] = [
+        "premature end of input",
+        "input contains invalid characters",
+        "trailing input",
+        "input is out of range",
+        "input is not enough for unique date and time",
+        "no possible date and time matching input",
+        "bad or unsupported format string",
+    ];
+    if !TIME_PROBLEMS.contains(&problem) {
+        return None;
+    }
+    let mut value = request;
+    for segment in path {
+        value = match segment {
+            serde_path_to_error::Segment::Seq { index } => value.get(index)?,
+            serde_path_to_error::Segment::Map { key } => value.get(key)?,
+            _ => return None,
+        };
+    }
+    value.as_str()
 }
 
 /// Whether serde's `problem` is with the request's shape (a field unknown, missing, of the
@@ -417,5 +454,22 @@ mod tests {
         assert!(err.to_string().contains("null, not an object"), "{err}");
         let err = parse_request::<R>("t", json!({})).unwrap_err();
         assert!(err.to_string().contains("missing field `text`"), "{err}");
+    }
+
+    #[test]
+    fn a_time_that_cannot_be_read_is_shown_with_what_a_time_looks_like() {
+        for text in ["2023-05-08 13:56", "2023-05-08", "8 May 2023", "2023-05-08T13:56:00"] {
+            let request =
+                json!({"memories": [{"content": "x"}, {"content": "y", "created_at": text}]});
+            let err = parse_request::<PutRequest>("put", request).unwrap_err();
+            assert!(matches!(err, Error::Validation { .. }), "{err}");
+            let message = err.to_string();
+            assert!(message.contains("at `memories[1].created_at`"), "{message}");
+            assert!(message.contains(&format!("{text:?} is not a time")), "{message}");
+            assert!(err.recovery().contains("2023-05-08T13:56:00Z"), "{err:?}");
+        }
+        let err = parse_request::<crate::Query>("search", json!({"text": "x", "created_after": 5}))
+            .unwrap_err();
+        assert!(matches!(err, Error::Request { .. }), "a number is the wrong type: {err}");
     }
 }
