@@ -208,7 +208,25 @@ impl Query {
     }
 
     /// Searches with this vector of the query instead of embedding its text (see
-    /// [`Query::vector`]).
+    /// [`Query::vector`]). With vectors of your own, open the store with an embedder of the
+    /// same model (for the memories you store without one, and for rebuilds):
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use memcore::{CallbackEmbedder, Memcore, NewMemory, Query, SearchMode};
+    ///
+    /// // A toy two-dimensional model: [mentions of "gpu", 1].
+    /// let model = CallbackEmbedder::new("toy-v1", 2, Arc::new(|texts: &[&str]| {
+    ///     Ok(texts.iter().map(|t| vec![t.matches("gpu").count() as f32, 1.0]).collect())
+    /// }))?;
+    /// let dir = tempfile::tempdir()?;
+    /// let memcore = Memcore::builder().path(dir.path()).embedder(Arc::new(model)).open()?;
+    /// memcore.put(NewMemory::new("Shaders compile at start-up.").id("shaders").vector([3.0, 1.0]))?;
+    /// memcore.put(NewMemory::new("Lunch is at noon.").id("lunch"))?; // embedded: [0, 1]
+    /// let query = Query::new("").mode(SearchMode::Semantic).vector([1.0, 0.0]);
+    /// assert_eq!(memcore.search(&query)?.hits[0].memory.id.as_str(), "shaders");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn vector(mut self, vector: impl Into<Vec<f32>>) -> Self {
         self.vector = Some(vector.into());
         self
