@@ -131,6 +131,13 @@ fn a_vector_without_a_vector_index_is_an_embedding_error() {
     let err = memcore.put(NewMemory::new("x").id("x").vector(vec![1.0; 384])).unwrap_err();
     assert!(matches!(err, Error::Embedding { .. }), "{err:?}");
     assert!(memcore.get("x").is_err(), "nothing is written");
+    // A search by a vector alone cannot fall back on words; one with words does.
+    let by_vector = Query::new("").mode(SearchMode::Semantic).vector(vec![1.0; 384]);
+    let err = memcore.search(&by_vector).unwrap_err();
+    assert!(matches!(err, Error::Embedding { .. }), "{err:?}");
+    let with_words = memcore.search(&Query::new("x").vector(vec![1.0; 384])).unwrap();
+    assert_eq!(with_words.mode, SearchMode::Text);
+    assert_eq!(with_words.warnings.len(), 1, "{:?}", with_words.warnings);
     // Without a vector the same store writes (full text only).
     memcore.put(NewMemory::new("x").id("x")).unwrap();
 }

@@ -191,7 +191,8 @@ fn relevance(ctx: &SearchContext<'_>, query: &Query, memory: &crate::Memory) -> 
 type VectorHits = (Vec<(MemoryRef, f32)>, Option<Maintenance>);
 
 /// The vector side of a search: the `fetch` nearest memories passing `filter` and the
-/// minimum similarity. `Ok(Err(_))` when semantic search is unavailable.
+/// minimum similarity. `Ok(Err(_))` when semantic search is unavailable (the search falls
+/// back to its words), an [`Error::Embedding`] then for a search by a vector alone.
 fn semantic_hits(
     ctx: &SearchContext<'_>,
     query: &Query,
@@ -200,6 +201,17 @@ fn semantic_hits(
 ) -> Result<std::result::Result<VectorHits, Unavailable>> {
     let (semantic, caught_up) = match ctx.indexed.semantic() {
         Ok(semantic) => semantic,
+        // A search by a vector alone has no words to fall back on.
+        Err(why) if query.vector.is_some() && query.text.trim().is_empty() => {
+            return Err(Error::embedding(
+                format!(
+                    "a search by vector alone needs the vector index, which is unavailable: {why}"
+                ),
+                None,
+                "install the embedding model (`memcore model` says how), or open the store with \
+                 the embedder that made the vectors; or give words to search for",
+            ));
+        }
         Err(why) => return Ok(Err(why)),
     };
     let embedded;
