@@ -160,20 +160,20 @@ impl Semantic {
         if !missing.is_empty() {
             let missing_texts: Vec<String> = missing.iter().map(|&i| texts[i].clone()).collect();
             let fresh = self.embed(&missing_texts)?;
-            let fresh_keys: Vec<VectorKey> = missing.iter().map(|&i| keys[i].clone()).collect();
-            self.share(&fresh_keys, &fresh);
+            let entries: Vec<_> =
+                missing.iter().zip(&fresh).map(|(&i, v)| (keys[i].clone(), v.as_slice())).collect();
+            self.share(&entries);
             missing.iter().zip(fresh).for_each(|(&i, vector)| kept[i] = Some(vector));
         }
         Ok(kept.into_iter().map(Option::unwrap_or_default).collect())
     }
 
-    /// Keeps `vectors` in the store for the other machines, if it keeps vectors. A failure is
-    /// not the caller's: it costs another machine one embedding per vector.
-    fn share(&self, keys: &[VectorKey], vectors: &[Vec<f32>]) {
+    /// Keeps vectors (each with its key) in the store for the other machines, if it keeps
+    /// vectors. A failure is not the caller's: it costs another machine one embedding per
+    /// vector.
+    fn share(&self, entries: &[(VectorKey, &[f32])]) {
         if let Some(shared) = &self.shared {
-            let entries: Vec<_> =
-                keys.iter().cloned().zip(vectors.iter().map(Vec::as_slice)).collect();
-            let _ = shared.keep_vectors(self.embedder.model_id(), &entries);
+            let _ = shared.keep_vectors(self.embedder.model_id(), entries);
         }
     }
 }
@@ -413,8 +413,7 @@ impl DerivedIndex for SemanticIndex {
         let staged = self.semantic().ok().map(|semantic| {
             let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
             let vectors = semantic.given_or_embedded(docs, &texts);
-            let given = docs.iter().map(|doc| doc.given_vector.is_some()).collect();
-            StagedVectors { index: self, semantic, texts, vectors, given }
+            StagedVectors { index: self, semantic, texts, vectors }
         });
         match staged {
             Some(staged) => Box::new(staged),
@@ -482,9 +481,6 @@ struct StagedVectors<'a> {
     texts: Vec<String>,
     /// Their vectors; an `Err` (the model failed) leaves the index lagging.
     vectors: Result<Vec<Vec<f32>>>,
-    /// Which of them the writer gave: those are not kept for other machines (they are no
-    /// function of the model and the text, which is what kept vectors promise).
-    given: Vec<bool>,
 }
 
 impl Staged for StagedVectors<'_> {
@@ -494,7 +490,7 @@ impl Staged for StagedVectors<'_> {
         changed: &[usize],
         replaced: &[MemoryRef],
     ) -> Result<Applied> {
-        let Self { index, semantic, texts, vectors, given } = *self;
+        let Self { index, semantic, texts, vectors } = *self;
         let mut vectors = match vectors {
             Ok(vectors) => vectors,
             Err(e) => return index.lagging(format!("not embedded: {}", e.report())),
@@ -517,15 +513,16 @@ impl Staged for StagedVectors<'_> {
         }
         semantic.vectors.remove(replaced)?;
         if semantic.shared.is_some() {
+            // Vectors the writer gave are kept only here: kept vectors promise the model's
+            // vector of a text.
             let texts: Vec<String> = docs.iter().map(IndexDoc::embedding_text).collect();
-            let (keys, embedded): (Vec<_>, Vec<_>) = vector_keys(docs, &texts)
+            let entries: Vec<_> = vector_keys(docs, &texts)
                 .into_iter()
-                .zip(&vectors)
-                .zip(&given)
-                .filter(|(_, given)| !**given)
-                .map(|((key, vector), _)| (key, vector.clone()))
-                .unzip();
-            semantic.share(&keys, &embedded);
+                .zip(docs.iter().zip(&vectors))
+                .filter(|(_, (doc, _))| doc.given_vector.is_none())
+                .map(|(key, (_, vector))| (key, vector.as_slice()))
+                .collect();
+            semantic.share(&entries);
         }
         let items: Vec<_> = docs.iter().map(|d| d.meta.clone()).zip(vectors).collect();
         semantic.vectors.upsert(&items)?;

@@ -247,12 +247,13 @@ impl IndexedStore {
         let known = KnownTurns::of(stored);
         for &i in &changed {
             let memory = std::slice::from_ref(&stored[i]);
-            let Some(doc) = self.previous_turns(memory, &known).docs(memory).pop() else {
+            let Some(mut doc) = self.previous_turns(memory, &known).docs(memory).pop() else {
                 continue;
             };
             if doc.meta.key != docs[i].meta.key {
                 replaced.push(docs[i].meta.key.clone());
             }
+            doc.given_vector = docs[i].given_vector.take();
             docs[i] = doc;
         }
         for staged in entries {
