@@ -107,6 +107,9 @@ impl Semantic {
     /// The vectors of `docs`, whose embedding texts are `texts`: the ones their writers gave,
     /// the embedder's for the others.
     fn given_or_embedded(&self, docs: &[IndexDoc], texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        if docs.iter().all(|doc| doc.given_vector.is_none()) {
+            return self.embed(texts);
+        }
         let missing: Vec<String> = docs
             .iter()
             .zip(texts)
