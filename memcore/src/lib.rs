@@ -68,6 +68,7 @@ pub mod compose;
 mod concurrent;
 mod config;
 pub mod decay;
+pub mod docs;
 mod embed;
 mod error;
 mod filter;

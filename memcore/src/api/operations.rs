@@ -14,6 +14,10 @@ use crate::decay::{
     KeepitMarkers, KeepitPreview, KeepitPreviewRequest, KeepitSetRequest, KeepitSource,
     LifecycleOptions, LifecycleReport, TransitionRequest,
 };
+use crate::docs::{
+    DocsFeedbackRequest, DocsIngestRequest, DocsListRequest, DocsPurgeRequest, DocsRebuildRequest,
+    DocsSearchRequest, DocumentHits, DocumentListing, DocumentPurged, FeedbackRecord, IngestReport,
+};
 use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
 use crate::session::{
     CompositionRecord, CompressionRecord, PruneResult, SessionAddRequest, SessionComposeRequest,
@@ -75,6 +79,12 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Compact>(),
     OperationEntry::of::<Retain>(),
     OperationEntry::of::<Purge>(),
+    OperationEntry::of::<DocsIngest>(),
+    OperationEntry::of::<DocsList>(),
+    OperationEntry::of::<DocsSearch>(),
+    OperationEntry::of::<DocsPurge>(),
+    OperationEntry::of::<DocsRebuild>(),
+    OperationEntry::of::<DocsFeedback>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -479,4 +489,49 @@ operation! {
      digests rebuilt, its timeline entry removed), with a reason for the audit log; pinned \
      memories and live sessions need force",
     |memcore, request: PurgeRequest| -> AuditRecord { memcore.purge(&request) }
+}
+
+operation! {
+    /// `docs_ingest`: [`Memcore::docs_ingest`].
+    DocsIngest = "docs_ingest" (writes),
+    "Ingest markdown or text files as documents: each split along its headings and \
+     paragraphs into chunks stored and indexed as memories; unchanged files write nothing, \
+     changed ones replace exactly their chunks",
+    |memcore, request: DocsIngestRequest| -> IngestReport { memcore.docs_ingest(&request) }
+}
+
+operation! {
+    /// `docs_list`: [`Memcore::docs_list`].
+    DocsList = "docs_list" (reads),
+    "List the ingested documents: source, hash, chunking, tags and chunk ids",
+    |memcore, request: DocsListRequest| -> DocumentListing { memcore.docs_list(&request) }
+}
+
+operation! {
+    /// `docs_search`: [`Memcore::docs_search`].
+    DocsSearch = "docs_search" (reads),
+    "Search the documents' chunks; each hit names its document, heading path and position",
+    |memcore, request: DocsSearchRequest| -> DocumentHits { memcore.docs_search(&request) }
+}
+
+operation! {
+    /// `docs_purge`: [`Memcore::docs_purge`].
+    DocsPurge = "docs_purge" (writes),
+    "Remove a document for good: its record, chunks, feedback, and every index entry of them",
+    |memcore, request: DocsPurgeRequest| -> DocumentPurged { memcore.docs_purge(&request) }
+}
+
+operation! {
+    /// `docs_rebuild`: [`Memcore::docs_rebuild`].
+    DocsRebuild = "docs_rebuild" (writes),
+    "Split documents again from their files (all of them by default), after an edit or with \
+     a new chunk size or overlap",
+    |memcore, request: DocsRebuildRequest| -> IngestReport { memcore.docs_rebuild(&request) }
+}
+
+operation! {
+    /// `docs_feedback`: [`Memcore::docs_feedback`].
+    DocsFeedback = "docs_feedback" (writes),
+    "Rate how useful a document or one of its chunks was (1 to 5), append-only",
+    |memcore, request: DocsFeedbackRequest| -> FeedbackRecord { memcore.docs_feedback(&request) }
 }

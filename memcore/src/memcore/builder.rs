@@ -200,6 +200,7 @@ impl MemcoreBuilder {
             summarizer: parking_lot::RwLock::new(self.summarizer),
         };
         memcore.finish_merges();
+        memcore.finish_document_changes();
         // A store that can say what changed (git notes fetched from another clone, a database
         // other machines write to) is synced on open; the others are kept level by the write
         // protocol.

@@ -12,6 +12,7 @@ mod capture;
 mod compact;
 mod compose;
 mod decay;
+mod docs;
 mod git;
 mod history;
 mod links;
