@@ -168,6 +168,10 @@ pub(crate) enum Command {
     /// Remove a memory or a session from every tier and index of a tiered store for good,
     /// with a reason for the audit log
     Purge(PurgeArgs),
+    /// Documents: ingest markdown and text files as searchable chunks, list, search, purge,
+    /// rebuild them from their files, and rate how useful they were
+    #[command(subcommand)]
+    Docs(DocsCommand),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -765,6 +769,125 @@ pub(crate) struct RetainArgs {
     /// An ended session: pin its summary and its agents' notes
     #[arg(long, value_name = "ID")]
     pub(crate) session: Option<String>,
+}
+
+/// `docs`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum DocsCommand {
+    /// Ingest files: each split along its headings and paragraphs into chunks, stored and
+    /// indexed as memories (an unchanged file writes nothing, a changed one replaces its
+    /// chunks)
+    Ingest(DocsIngestArgs),
+    /// List the documents: id, source, chunks, tags
+    List(DocsListArgs),
+    /// Search the documents' chunks; each hit names its document, headings and position
+    Search(DocsSearchArgs),
+    /// Remove a document for good: record, chunks, feedback and index entries
+    Purge(DocsPurgeArgs),
+    /// Split documents again from their files (all by default), after an edit or with a new
+    /// chunk size
+    Rebuild(DocsRebuildArgs),
+    /// Rate how useful a document or one of its chunks was, 1 to 5
+    Feedback(DocsFeedbackArgs),
+}
+
+/// `docs ingest`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsIngestArgs {
+    /// The markdown or text files
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Tags for each document and its chunks (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Vec<String>,
+    /// The most characters in a chunk (default 1000)
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) chunk_size: Option<usize>,
+    /// Characters a chunk repeats from the one before it (default 100)
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) overlap: Option<usize>,
+    /// The largest file read, in bytes (default 32 MiB)
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_bytes: Option<u64>,
+    /// The directory no document may be outside of (default: the project's)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+}
+
+/// `docs list`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsListArgs {
+    /// Only documents with all of these tags (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Vec<String>,
+}
+
+/// `docs search`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsSearchArgs {
+    /// What to look for
+    #[arg(value_name = "QUERY")]
+    pub(crate) query: String,
+    /// How to rank: hybrid, semantic or text
+    #[arg(long, default_value = "hybrid", value_parser = mode_parser())]
+    pub(crate) mode: SearchMode,
+    /// At most this many hits
+    #[arg(long, default_value_t = 10)]
+    pub(crate) limit: usize,
+    /// Only chunks of this document (repeatable)
+    #[arg(long = "document", value_name = "ID")]
+    pub(crate) documents: Vec<String>,
+    /// Only documents with all of these tags (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Vec<String>,
+    /// Nudge the ranking by the ratings given with `docs feedback`
+    #[arg(long)]
+    pub(crate) feedback_prior: bool,
+}
+
+/// `docs purge`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsPurgeArgs {
+    /// The document's id (`docs list` shows them)
+    #[arg(value_name = "ID")]
+    pub(crate) document: String,
+}
+
+/// `docs rebuild`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsRebuildArgs {
+    /// The documents' ids (default: all)
+    #[arg(value_name = "ID")]
+    pub(crate) documents: Vec<String>,
+    /// A new chunk size
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) chunk_size: Option<usize>,
+    /// A new overlap
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) overlap: Option<usize>,
+    /// The directory the documents' paths are relative to (default: the project's)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+}
+
+/// `docs feedback`.
+#[derive(Debug, Args)]
+pub(crate) struct DocsFeedbackArgs {
+    /// The document's id
+    #[arg(value_name = "ID")]
+    pub(crate) document: String,
+    /// How useful it was, 1 (not at all) to 5 (very)
+    #[arg(value_name = "RATING")]
+    pub(crate) rating: u8,
+    /// Rate one chunk (its position, from 0) instead of the whole document
+    #[arg(long, value_name = "POSITION")]
+    pub(crate) chunk: Option<usize>,
+    /// Why
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) note: Option<String>,
+    /// Who rates it
+    #[arg(long, value_name = "NAME")]
+    pub(crate) by: Option<String>,
 }
 
 /// `purge`.

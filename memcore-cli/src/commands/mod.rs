@@ -4,6 +4,7 @@ mod api;
 mod capture;
 mod compose;
 mod decay;
+mod docs;
 mod history;
 mod hook;
 mod hydrate;
@@ -61,6 +62,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Compact(args) => tiers::compact(&open(global, out)?, args, out),
         Command::Retain(args) => tiers::retain(&open(global, out)?, args, out),
         Command::Purge(args) => tiers::purge(&open(global, out)?, args, out),
+        Command::Docs(command) => docs::run(&open(global, out)?, command, out),
         Command::Hook(command) => hook::command(global, command, out),
         Command::Mcp(args) => {
             let tools = crate::mcp::Catalogue::select(&args.tools)?;

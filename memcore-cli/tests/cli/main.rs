@@ -13,6 +13,7 @@ mod bad_input;
 mod capture;
 mod compose;
 mod decay;
+mod documents;
 mod git_notes;
 // The library's helper for real repositories (libgit2, no `git` binary), shared as it is.
 #[path = "../../../memcore/tests/gitrepo/mod.rs"]

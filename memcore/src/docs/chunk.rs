@@ -61,6 +61,21 @@ impl Default for ChunkOptions {
 }
 
 impl ChunkOptions {
+    /// The options a request asks for: `size` and `overlap` where given, else this one's;
+    /// an overlap not given is at most a tenth of the size (so a small size alone works).
+    ///
+    /// ```
+    /// use memcore::docs::ChunkOptions;
+    ///
+    /// let options = ChunkOptions::default().with(Some(300), None);
+    /// assert_eq!((options.size, options.overlap), (300, 30));
+    /// ```
+    #[must_use]
+    pub fn with(self, size: Option<usize>, overlap: Option<usize>) -> Self {
+        let size = size.unwrap_or(self.size);
+        Self { size, overlap: overlap.unwrap_or(self.overlap.min(size / 10)) }
+    }
+
     /// These options, or a validation error naming what is out of range.
     pub fn checked(self) -> Result<Self> {
         if !(MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&self.size) {

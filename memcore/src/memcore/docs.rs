@@ -80,11 +80,8 @@ impl Memcore {
             ));
         }
         let root = self.documents_root(request.root.as_deref())?;
-        let options = ChunkOptions {
-            size: request.chunk_size.unwrap_or(crate::docs::DEFAULT_CHUNK_SIZE),
-            overlap: request.overlap.unwrap_or(crate::docs::DEFAULT_OVERLAP),
-        }
-        .checked()?;
+        let options =
+            ChunkOptions::default().with(request.chunk_size, request.overlap).checked()?;
         let max_bytes = request.max_bytes.unwrap_or(DEFAULT_MAX_DOCUMENT_BYTES);
         let paths: Vec<PathBuf> = request.paths.iter().map(PathBuf::from).collect();
         let tags = sorted_tags(&request.tags);
@@ -116,12 +113,11 @@ impl Memcore {
             records.iter().map(|record| PathBuf::from(&record.source)).collect();
         self.ingest_files(&root, &paths, DEFAULT_MAX_DOCUMENT_BYTES, |source| {
             let record = by_source.get(&source.relative);
-            let size = request.chunk_size.or(record.map(|r| r.chunk_size));
-            let overlap = request.overlap.or(record.map(|r| r.overlap));
-            let options = ChunkOptions {
-                size: size.unwrap_or(crate::docs::DEFAULT_CHUNK_SIZE),
-                overlap: overlap.unwrap_or(crate::docs::DEFAULT_OVERLAP),
-            };
+            let own = record.map_or_else(ChunkOptions::default, |r| ChunkOptions {
+                size: r.chunk_size,
+                overlap: r.overlap,
+            });
+            let options = own.with(request.chunk_size, request.overlap);
             (options, record.map(|r| r.tags.clone()).unwrap_or_default())
         })
     }
@@ -224,7 +220,7 @@ impl Memcore {
             self.settled(id)?;
             return Err(Error::not_found(
                 format!("document {id}"),
-                "`docs_list` shows the documents there are",
+                "list the documents there are with `docs_list` (`memcore docs list`)",
             ));
         }
         copies += self.remove_for_good(&chunks)?;
@@ -305,7 +301,10 @@ impl Memcore {
     /// The record of document `id`, or a not-found error saying how to list them.
     pub fn document(&self, id: &str) -> Result<DocumentRecord> {
         self.document_record(id)?.ok_or_else(|| {
-            Error::not_found(format!("document {id}"), "`docs_list` shows the documents there are")
+            Error::not_found(
+                format!("document {id}"),
+                "list the documents there are with `docs_list` (`memcore docs list`)",
+            )
         })
     }
 
