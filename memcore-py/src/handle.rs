@@ -181,6 +181,25 @@ fn request(kwargs: Option<&Bound<'_, PyDict>>, fields: Value) -> PyResult<Value>
     Ok(Value::Object(request))
 }
 
+/// One path (`str` or `os.PathLike`) or an iterable of them, as the texts records take.
+fn path_list(paths: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(path) = paths.extract::<PathBuf>() {
+        return Ok(vec![path_text(&path)?]);
+    }
+    let mut texts = Vec::new();
+    for item in paths.try_iter()? {
+        texts.push(path_text(&item?.extract::<PathBuf>()?)?);
+    }
+    Ok(texts)
+}
+
+/// A path as text, or a `ValueError` for one that is not UTF-8.
+fn path_text(path: &std::path::Path) -> PyResult<String> {
+    path.to_str().map(str::to_owned).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!("path {} is not UTF-8", path.display()))
+    })
+}
+
 #[pymethods]
 impl PyMemcore {
     /// The store's root directory.
@@ -988,6 +1007,99 @@ impl PyMemcore {
             "ref": reference, "session": session, "reason": reason, "by": by, "force": force,
         });
         self.call_record(py, "purge", request(None, fields)?, "AuditRecord")
+    }
+
+    /// Ingests documents (markdown or UTF-8 text files; `paths` one path or several,
+    /// relative to the project root or absolute inside it): each is split along its headings
+    /// and paragraphs into chunks, stored and indexed as memories of the `docs` collection.
+    /// An unchanged file writes nothing, a changed one replaces exactly its chunks. Options:
+    /// `root` (the directory documents must be inside; default the project's), `tags`,
+    /// `chunk_size` (characters, default 1000), `overlap` (default 100), `max_bytes`
+    /// (default 32 MiB). Every file is checked before anything is written. Returns an
+    /// `IngestReport`.
+    #[pyo3(signature = (paths, *, root=None, tags=None, chunk_size=None, overlap=None, max_bytes=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn docs_ingest(
+        &self,
+        py: Python<'_>,
+        paths: &Bound<'_, PyAny>,
+        root: Option<PathBuf>,
+        tags: Option<Vec<String>>,
+        chunk_size: Option<usize>,
+        overlap: Option<usize>,
+        max_bytes: Option<u64>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields = json!({
+            "paths": path_list(paths)?, "root": root.as_deref().map(path_text).transpose()?,
+            "tags": tags, "chunk_size": chunk_size, "overlap": overlap, "max_bytes": max_bytes,
+        });
+        self.call_record(py, "docs_ingest", request(None, fields)?, "IngestReport")
+    }
+
+    /// The ingested documents, sorted by id, as a `DocumentListing` (only those with every
+    /// tag in `tags`, when given).
+    #[pyo3(signature = (*, tags=None))]
+    fn docs_list(&self, py: Python<'_>, tags: Option<Vec<String>>) -> PyResult<Py<PyAny>> {
+        let request = request(None, json!({"tags": tags}))?;
+        self.call_record(py, "docs_list", request, "DocumentListing")
+    }
+
+    /// Searches the documents' chunks and returns `DocumentHits`: each hit names its
+    /// document, title, source, heading path and position. Options: `limit`, `mode`,
+    /// `documents` (ids), `tags`, `feedback_prior` (nudge the ranking by the ratings given).
+    #[pyo3(signature = (text, **options))]
+    fn docs_search(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"text": py_to_json(text, "text", 1)?}))?;
+        self.call_record(py, "docs_search", request, "DocumentHits")
+    }
+
+    /// Removes the document `document` for good (record, chunks, feedback and their index
+    /// entries) and returns what went, a `DocumentPurged`.
+    fn docs_purge(&self, py: Python<'_>, document: &str) -> PyResult<Py<PyAny>> {
+        let request = request(None, json!({"document": document}))?;
+        self.call_record(py, "docs_purge", request, "DocumentPurged")
+    }
+
+    /// Splits documents again from their files (`documents`: ids; all by default), after an
+    /// edit or with a new `chunk_size` / `overlap`; `root` as for `docs_ingest`. Returns an
+    /// `IngestReport`.
+    #[pyo3(signature = (documents=None, *, root=None, chunk_size=None, overlap=None))]
+    fn docs_rebuild(
+        &self,
+        py: Python<'_>,
+        documents: Option<Vec<String>>,
+        root: Option<PathBuf>,
+        chunk_size: Option<usize>,
+        overlap: Option<usize>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields = json!({
+            "documents": documents, "root": root.as_deref().map(path_text).transpose()?,
+            "chunk_size": chunk_size, "overlap": overlap,
+        });
+        self.call_record(py, "docs_rebuild", request(None, fields)?, "IngestReport")
+    }
+
+    /// Rates how useful the document `document` (or with `chunk=`, one of its chunks by
+    /// position) was, from 1 to 5, with an optional `note` and `by`; ratings are only ever
+    /// added. Returns the `FeedbackRecord`.
+    #[pyo3(signature = (document, rating, *, chunk=None, note=None, by=None))]
+    fn docs_feedback(
+        &self,
+        py: Python<'_>,
+        document: &str,
+        rating: u8,
+        chunk: Option<usize>,
+        note: Option<&str>,
+        by: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let fields =
+            json!({"document": document, "rating": rating, "chunk": chunk, "note": note, "by": by});
+        self.call_record(py, "docs_feedback", request(None, fields)?, "FeedbackRecord")
     }
 
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable

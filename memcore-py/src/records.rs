@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::{capture, compose, decay, links, session};
+use memcore::{capture, compose, decay, docs, links, session};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -270,6 +270,18 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<memcore::AuditRecord>("AuditRecord", &["target", "at", "warm", "cold"], None),
     kind::<memcore::RecallHit>("RecallHit", &["label", "tier", "source", "title"], None),
     kind::<memcore::RecallResults>("RecallResults", &["mode", "#hits"], Some("hits")),
+    kind::<docs::DocumentRecord>("DocumentRecord", &["id", "source", "#chunks"], None),
+    kind::<docs::IngestedDocument>("IngestedDocument", &["outcome", "document.id"], None),
+    kind::<docs::IngestReport>("IngestReport", &["len"], Some("documents")),
+    kind::<docs::DocumentListing>("DocumentListing", &["len"], Some("documents")),
+    kind::<docs::DocumentHit>(
+        "DocumentHit",
+        &["document", "heading_path", "position", "score"],
+        None,
+    ),
+    kind::<docs::DocumentHits>("DocumentHits", &["mode", "#hits"], Some("hits")),
+    kind::<docs::DocumentPurged>("DocumentPurged", &["document", "chunks", "feedback"], None),
+    kind::<docs::FeedbackRecord>("FeedbackRecord", &["document", "chunk", "rating"], None),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

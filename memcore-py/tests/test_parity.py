@@ -120,7 +120,21 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "compact": lambda s, r: s.compact(**r),
     "retain": lambda s, r: s.retain(r.get("ref"), session=r.get("session")),
     "purge": lambda s, r: s.purge(r.get("ref"), **{k: v for k, v in r.items() if k != "ref"}),
+    "docs_ingest": lambda s, r: s.docs_ingest(**_rooted(r)),
+    "docs_list": lambda s, r: s.docs_list(**r),
+    "docs_search": lambda s, r: s.docs_search(**r),
+    "docs_purge": lambda s, r: s.docs_purge(r["document"]),
+    "docs_rebuild": lambda s, r: s.docs_rebuild(**_rooted(r)),
+    "docs_feedback": lambda s, r: s.docs_feedback(**r),
 }
+
+
+def _rooted(request: dict[str, Any]) -> dict[str, Any]:
+    """`request` with its `root` (relative to the repository, where the Rust and C runs
+    start) made absolute."""
+    if "root" not in request:
+        return request
+    return {**request, "root": PARITY.parents[1] / request["root"]}
 
 
 def test_the_methods_give_the_results_every_binding_gives(tmp_path: Path) -> None:

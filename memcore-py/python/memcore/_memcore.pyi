@@ -150,6 +150,14 @@ __all__ = [
     "CompactionReport",
     "RetainReport",
     "AuditRecord",
+    "DocumentRecord",
+    "IngestedDocument",
+    "IngestReport",
+    "DocumentListing",
+    "DocumentHit",
+    "DocumentHits",
+    "DocumentPurged",
+    "FeedbackRecord",
     "Memcore",
     "open",
     "operations",
@@ -1510,6 +1518,128 @@ class AuditRecord(Record):
     @property
     def timeline(self) -> int: ...
 
+_IngestOutcome = Literal["added", "replaced", "unchanged"]
+
+@final
+class DocumentRecord(Record):
+    """A document as memcore keeps it: where it came from, what it held, its chunks."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def source(self) -> str:
+        """Its path relative to the project root."""
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def format(self) -> Literal["markdown", "text"]: ...
+    @property
+    def chunk_size(self) -> int: ...
+    @property
+    def overlap(self) -> int: ...
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+    @property
+    def generation(self) -> str: ...
+    @property
+    def chunks(self) -> tuple[str, ...]:
+        """The chunks' references (`docs/<id>.<generation>.<n>`), in order."""
+    @property
+    def ingested_at(self) -> datetime: ...
+
+@final
+class IngestedDocument(Record):
+    """One document of an `IngestReport`."""
+
+    @property
+    def outcome(self) -> _IngestOutcome: ...
+    @property
+    def document(self) -> DocumentRecord: ...
+
+@final
+class IngestReport(SequenceRecord[IngestedDocument]):
+    """What `Memcore.docs_ingest` and `docs_rebuild` return: each document, in order."""
+
+    @property
+    def documents(self) -> tuple[IngestedDocument, ...]: ...
+
+@final
+class DocumentListing(SequenceRecord[DocumentRecord]):
+    """What `Memcore.docs_list` returns: the documents, sorted by id."""
+
+    @property
+    def documents(self) -> tuple[DocumentRecord, ...]: ...
+
+@final
+class DocumentHit(Record):
+    """A chunk `Memcore.docs_search` found, with its place in its document."""
+
+    @property
+    def document(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def heading_path(self) -> tuple[str, ...]: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def chunks(self) -> int: ...
+    @property
+    def ref(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def text(self) -> str: ...
+
+@final
+class DocumentHits(SequenceRecord[DocumentHit]):
+    """What `Memcore.docs_search` returns: a read-only sequence of `DocumentHit`."""
+
+    @property
+    def hits(self) -> tuple[DocumentHit, ...]: ...
+    @property
+    def mode(self) -> _Mode: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
+class DocumentPurged(Record):
+    """What `Memcore.docs_purge` removed."""
+
+    @property
+    def document(self) -> str: ...
+    @property
+    def chunks(self) -> int: ...
+    @property
+    def feedback(self) -> int: ...
+    @property
+    def copies(self) -> int: ...
+
+@final
+class FeedbackRecord(Record):
+    """A rating of a document or chunk, as stored."""
+
+    @property
+    def ref(self) -> str: ...
+    @property
+    def document(self) -> str: ...
+    @property
+    def chunk(self) -> int | None: ...
+    @property
+    def rating(self) -> int: ...
+    @property
+    def note(self) -> str | None: ...
+    @property
+    def by(self) -> str | None: ...
+    @property
+    def at(self) -> datetime: ...
+
 @final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
@@ -1846,6 +1976,51 @@ class Memcore:
         force: bool = False,
     ) -> AuditRecord:
         """Purges a memory or a session from every tier, with an audit record."""
+    def docs_ingest(
+        self,
+        paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        *,
+        root: str | os.PathLike[str] | None = None,
+        tags: Iterable[str] | None = None,
+        chunk_size: int | None = None,
+        overlap: int | None = None,
+        max_bytes: int | None = None,
+    ) -> IngestReport:
+        """Ingests markdown or text files as chunked, indexed documents."""
+    def docs_list(self, *, tags: Iterable[str] | None = None) -> DocumentListing:
+        """The ingested documents, sorted by id."""
+    def docs_search(
+        self,
+        text: str,
+        *,
+        limit: int | None = None,
+        mode: _Mode | None = None,
+        documents: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
+        feedback_prior: bool = False,
+    ) -> DocumentHits:
+        """Searches the documents' chunks; hits carry document, heading path and position."""
+    def docs_purge(self, document: str) -> DocumentPurged:
+        """Removes a document for good: record, chunks, feedback and index entries."""
+    def docs_rebuild(
+        self,
+        documents: Iterable[str] | None = None,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        chunk_size: int | None = None,
+        overlap: int | None = None,
+    ) -> IngestReport:
+        """Splits documents again from their files (all by default)."""
+    def docs_feedback(
+        self,
+        document: str,
+        rating: int,
+        *,
+        chunk: int | None = None,
+        note: str | None = None,
+        by: str | None = None,
+    ) -> FeedbackRecord:
+        """Rates how useful a document or one of its chunks was (1 to 5), append-only."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:
