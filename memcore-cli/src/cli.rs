@@ -196,7 +196,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
     /// The tools to offer: comma-separated operation names (`memcore operations` lists
-    /// them), or `all` (default: the sixteen an agent uses while it works; `all` adds
+    /// them), or `all` (default: the eighteen an agent uses while it works; `all` adds
     /// history, sessions and index upkeep)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(crate) tools: Vec<String>,

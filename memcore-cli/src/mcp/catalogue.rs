@@ -15,7 +15,7 @@ use crate::failure::Failure;
 /// browsing (`list`, `links`), the engines (`capture`, `compose`, `lifecycle`,
 /// `transition`) and `recall` (labelled evidence across a tiered store's tiers). Index
 /// upkeep, history and sessions are one `--tools all` away.
-const AGENT_TOOLS: [&str; 17] = [
+const AGENT_TOOLS: [&str; 18] = [
     "put",
     "get",
     "update",
@@ -33,6 +33,7 @@ const AGENT_TOOLS: [&str; 17] = [
     "compose",
     "lifecycle",
     "transition",
+    "docs_search",
 ];
 
 /// The operations offered as tools, in the registry's order.

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not CLI, reason="MEMCORE_CLI names the memcore b
 # The agent's default tool set (`memcore mcp` without --tools).
 AGENT_TOOLS = [
     "put", "get", "update", "delete", "restore", "search", "list", "transition", "lifecycle",
-    "capture", "links", "backlinks", "append", "merge", "compose", "stats", "recall",
+    "capture", "links", "backlinks", "append", "merge", "compose", "stats", "recall", "docs_search",
 ]
 
 
@@ -303,3 +303,24 @@ def test_every_operation_through_mcp_gives_what_every_binding_gives(tmp_path: Pa
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_documents_through_the_tools(tmp_path: Path) -> None:
+    """Documents ingested and searched by tool calls: hits carry their heading path."""
+
+    async def test() -> None:
+        tools = "docs_ingest,docs_list,docs_search,docs_purge"
+        async with connected(tmp_path, "--tools", tools) as session:
+            root = str(ROOT / "tests/parity")
+            ingested = await call(session, "docs_ingest", {"paths": ["docs/guide.md"], "root": root})
+            assert ingested["documents"][0]["outcome"] == "added"
+            listed = await call(session, "docs_list", {})
+            assert [d["id"] for d in listed["documents"]] == ["docs-guide.md"]
+            found = await call(session, "docs_search", {"text": "revert to the previous image"})
+            assert found["hits"][0]["heading_path"] == ["Deploy Guide", "Rollback"], found
+            outside = await error_of(session, "docs_ingest", {"paths": ["/etc/hostname"], "root": root})
+            assert outside["category"] == "VALIDATION"
+            purged = await call(session, "docs_purge", {"document": "docs-guide.md"})
+            assert purged["chunks"] == 3
+
+    run(test)
