@@ -310,9 +310,8 @@ fn an_ingest_that_died_part_way_is_finished_on_open() {
         stray.metadata.insert("generation".into(), "ffffffffffff".into());
         stray.metadata.insert("position".into(), 0.into());
         memcore.put(stray).unwrap();
-        let pending = project.store().join(".memcore/documents");
-        fs::create_dir_all(&pending).unwrap();
-        fs::write(pending.join("runbook.md.json"), r#"{"document":"runbook.md"}"#).unwrap();
+        let pending = project.store().join(".memcore/documents.pending.json");
+        fs::write(pending, r#"{"documents":["runbook.md"]}"#).unwrap();
         let hits =
             memcore.docs_search(&DocsSearchRequest::new("quokka").mode(SearchMode::Text)).unwrap();
         assert!(hits.hits.is_empty(), "a chunk its record does not name is never a hit");
@@ -323,4 +322,102 @@ fn an_ingest_that_died_part_way_is_finished_on_open() {
     assert_eq!(stray.category(), Category::NotFound);
     assert_eq!(chunk_count(&memcore), record.chunks.len());
     assert_eq!(ingest(&memcore, &["runbook.md"], 120), [IngestOutcome::Unchanged]);
+}
+
+#[test]
+fn a_replacement_that_died_before_the_old_chunks_went_is_finished_on_open() {
+    let project = Project::new();
+    project.write("runbook.md", RUNBOOK);
+    let old = {
+        let memcore = project.open();
+        ingest(&memcore, &["runbook.md"], 120);
+        memcore.document("runbook.md").unwrap()
+    };
+    // What a crash after the new record and before the removal leaves: the new generation
+    // written and named, the old chunks still there, the change written down.
+    project.write("runbook.md", RUNBOOK.replace("oldest first", "newest first"));
+    {
+        let memcore = project.open();
+        ingest(&memcore, &["runbook.md"], 120);
+        let new = memcore.document("runbook.md").unwrap();
+        for (reference, chunk) in old.chunks.iter().zip(0..) {
+            let mut back = NewMemory::new(format!("old chunk {chunk} mentioning wombat"))
+                .id(reference.id().as_str())
+                .collection("docs");
+            back.metadata.insert("document".into(), "runbook.md".into());
+            back.metadata.insert("generation".into(), old.generation.clone().into());
+            back.metadata.insert("position".into(), chunk.into());
+            memcore.put(back).unwrap();
+        }
+        let pending = serde_json::json!({"documents": ["runbook.md"], "remove": old.chunks});
+        fs::write(project.store().join(".memcore/documents.pending.json"), pending.to_string())
+            .unwrap();
+        assert_eq!(chunk_count(&memcore), old.chunks.len() + new.chunks.len());
+    }
+    let memcore = project.open();
+    assert_eq!(chunk_count(&memcore), memcore.document("runbook.md").unwrap().chunks.len());
+    assert!(files_holding(&project.store(), "wombat").is_empty(), "no trash copy is left");
+    assert!(!project.store().join(".memcore/documents.pending.json").exists());
+}
+
+#[test]
+fn a_purge_that_died_part_way_is_finished_on_open() {
+    let project = Project::new();
+    project.write("secret.md", "# Secret\n\nThe vault code is numbat.\n");
+    {
+        let memcore = project.open();
+        ingest(&memcore, &["secret.md"], 1000);
+        let record = memcore.document("secret.md").unwrap();
+        // The record went, then the process died: the chunks are still there.
+        memcore.delete("documents/secret.md").unwrap();
+        let mut remove = vec!["documents/secret.md".to_owned()];
+        remove.extend(record.chunks.iter().map(ToString::to_string));
+        let pending =
+            serde_json::json!({"documents": ["secret.md"], "remove": remove, "compact": true});
+        fs::write(project.store().join(".memcore/documents.pending.json"), pending.to_string())
+            .unwrap();
+    }
+    let memcore = project.open();
+    assert_eq!(chunk_count(&memcore), 0);
+    assert!(files_holding(&project.store(), "numbat").is_empty());
+    assert!(files_holding(&project.store(), "secret.md").is_empty());
+}
+
+#[test]
+fn a_failed_ingest_leaves_the_old_document_whole() {
+    let project = Project::new();
+    project.write("runbook.md", RUNBOOK);
+    let config = Config {
+        embedding: EmbeddingConfig { enabled: false, ..EmbeddingConfig::default() },
+        limits: memcore::Limits { max_content_bytes: 300, ..memcore::Limits::default() },
+        ..Config::default()
+    };
+    let memcore = Memcore::builder().path(project.store()).config(config).open().unwrap();
+    ingest(&memcore, &["runbook.md"], 120);
+    let before = memcore.document("runbook.md").unwrap();
+    // Chunks of 1000 characters are over the store's content limit: the write fails.
+    project.write("runbook.md", format!("{RUNBOOK}\n{}", "More words here. ".repeat(40)));
+    let err = memcore.docs_ingest(&DocsIngestRequest::new(["runbook.md"])).unwrap_err();
+    assert_eq!(err.category(), Category::Validation, "{err}");
+    assert_eq!(memcore.document("runbook.md").unwrap(), before);
+    assert_eq!(chunk_count(&memcore), before.chunks.len());
+    assert!(!project.store().join(".memcore/documents.pending.json").exists());
+}
+
+#[test]
+fn documents_are_left_alone_by_the_lifecycle_and_repaired_by_ingest() {
+    let project = Project::new();
+    project.write("runbook.md", RUNBOOK);
+    let memcore = project.open();
+    ingest(&memcore, &["runbook.md"], 120);
+    let record = memcore.document("runbook.md").unwrap();
+    let later = memcore::parse_timestamp("2999-01-01T00:00:00Z").unwrap();
+    let run =
+        memcore.process_lifecycle(&memcore::decay::LifecycleOptions::new().now(later)).unwrap();
+    assert!(run.steps.is_empty(), "documents follow their files: {:?}", run.steps);
+
+    // A chunk lost by hand is written again by the next ingest of the unchanged file.
+    memcore.delete(&record.chunks[1]).unwrap();
+    assert_eq!(ingest(&memcore, &["runbook.md"], 120), [IngestOutcome::Replaced]);
+    assert_eq!(chunk_count(&memcore), record.chunks.len());
 }

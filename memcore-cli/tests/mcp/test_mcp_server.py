@@ -306,19 +306,24 @@ if __name__ == "__main__":
 
 
 def test_documents_through_the_tools(tmp_path: Path) -> None:
-    """Documents ingested and searched by tool calls: hits carry their heading path."""
+    """Documents ingested and searched by tool calls: hits carry their heading path; a client
+    cannot choose the root documents are read from."""
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / "tests/parity/docs/guide.md", tmp_path / "docs" / "guide.md")
 
     async def test() -> None:
         tools = "docs_ingest,docs_list,docs_search,docs_purge"
-        async with connected(tmp_path, "--tools", tools) as session:
-            root = str(ROOT / "tests/parity")
-            ingested = await call(session, "docs_ingest", {"paths": ["docs/guide.md"], "root": root})
+        async with connected(tmp_path / "store", "--tools", tools) as session:
+            guide = str(tmp_path / "docs" / "guide.md")
+            ingested = await call(session, "docs_ingest", {"paths": [guide]})
             assert ingested["documents"][0]["outcome"] == "added"
             listed = await call(session, "docs_list", {})
             assert [d["id"] for d in listed["documents"]] == ["docs-guide.md"]
             found = await call(session, "docs_search", {"text": "revert to the previous image"})
             assert found["hits"][0]["heading_path"] == ["Deploy Guide", "Rollback"], found
-            outside = await error_of(session, "docs_ingest", {"paths": ["/etc/hostname"], "root": root})
+            rooted = await error_of(session, "docs_ingest", {"paths": ["etc/hostname"], "root": "/"})
+            assert rooted["category"] == "VALIDATION" and "root" in rooted["message"]
+            outside = await error_of(session, "docs_ingest", {"paths": ["/etc/hostname"]})
             assert outside["category"] == "VALIDATION"
             purged = await call(session, "docs_purge", {"document": "docs-guide.md"})
             assert purged["chunks"] == 3

@@ -84,7 +84,7 @@ impl ChunkOptions {
                 format!("give a chunk size from {MIN_CHUNK_SIZE} to {MAX_CHUNK_SIZE} characters"),
             ));
         }
-        if self.overlap * 2 > self.size {
+        if self.overlap > self.size / 2 {
             return Err(Error::validation(
                 format!("overlap {} is more than half the chunk size {}", self.overlap, self.size),
                 "give an overlap of at most half the chunk size",

@@ -53,6 +53,20 @@ pub const FEEDBACK_KIND: &str = "document-feedback";
 /// The metadata key naming a chunk's (or a rating's) document.
 pub const DOCUMENT_KEY: &str = "document";
 
+/// Whether `memory` is part of a document: its record, a chunk or a rating.
+pub fn is_document_memory(memory: &Memory) -> bool {
+    matches!(memory.kind.as_deref(), Some(DOCUMENT_KIND | CHUNK_KIND | FEEDBACK_KIND))
+}
+
+/// Tags as a document keeps them: trimmed, without blanks or repeats, sorted.
+pub(crate) fn clean_tags(tags: &[String]) -> Vec<String> {
+    let mut tags: Vec<String> =
+        tags.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+    tags.sort();
+    tags.dedup();
+    tags
+}
+
 /// The generation of a document's chunks: 12 hex digits of a hash of what they are made
 /// of (its content, how it is split, and the tags each chunk carries).
 pub(crate) fn generation(

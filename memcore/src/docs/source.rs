@@ -70,7 +70,7 @@ pub(crate) fn read_source(root: &Path, path: &Path, max_bytes: u64) -> Result<So
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     std::fs::File::open(&canonical)
-        .and_then(|file| file.take(max_bytes + 1).read_to_end(&mut bytes))
+        .and_then(|file| file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(|e| Error::io(format!("reading document {shown}"), e))?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(path, bytes.len() as u64, max_bytes));

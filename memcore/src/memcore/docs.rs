@@ -1,35 +1,23 @@
 //! Documents on the handle: ingest, list, search, purge, rebuild and feedback (seed 003's
-//! document knowledge workflow), over the pure part in [`crate::docs`].
-//!
-//! Every change of a document is made under the store's documents lock and announced first
-//! in a pending file (`<private>/documents/<id>.json`): a change that died part-way is
-//! finished by the next change of that document or the next open, which keep the generation
-//! the document's record names and remove every other chunk of it.
+//! document knowledge workflow), over the pure part in [`crate::docs`]; every change goes
+//! through the protocol of `docs_change.rs`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::Memcore;
+use super::docs_change::Pending;
 use crate::config::PROJECT_CONFIG_NAMES;
 use crate::docs::{
     CHUNKS_COLLECTION, ChunkOptions, DEFAULT_MAX_DOCUMENT_BYTES, DOCUMENT_KEY,
     DOCUMENTS_COLLECTION, DocsFeedbackRequest, DocsIngestRequest, DocsListRequest,
     DocsPurgeRequest, DocsRebuildRequest, DocsSearchRequest, DocumentHit, DocumentHits,
     DocumentListing, DocumentPurged, DocumentRecord, FEEDBACK_COLLECTION, FEEDBACK_KIND,
-    FeedbackRecord, IngestOutcome, IngestReport, IngestedDocument, Source, canonical_root, chunk,
-    chunk_memory, chunk_ref, document_id, generation, place_of, read_source, record_memory,
-    record_of, record_ref, title_of,
+    FeedbackRecord, IngestReport, canonical_root, clean_tags, place_of, record_of, record_ref,
 };
-use crate::store::lock::StoreLock;
 use crate::{Collection, Error, Filter, Memory, MemoryRef, NewMemory, PutMode, Query, Result};
 
-/// Chunks written per batch of the write protocol.
-const CHUNK_BATCH: usize = 256;
-/// The directory of pending document changes, in the store's private directory.
-const PENDING_DIR: &str = "documents";
-/// The lock serialising document changes across processes.
-const LOCK_FILE: &str = "documents.lock";
 /// How far the feedback prior moves a score, either way.
 const FEEDBACK_WEIGHT: f64 = 0.1;
 
@@ -84,8 +72,11 @@ impl Memcore {
             ChunkOptions::default().with(request.chunk_size, request.overlap).checked()?;
         let max_bytes = request.max_bytes.unwrap_or(DEFAULT_MAX_DOCUMENT_BYTES);
         let paths: Vec<PathBuf> = request.paths.iter().map(PathBuf::from).collect();
-        let tags = sorted_tags(&request.tags);
-        self.ingest_files(&root, &paths, max_bytes, |_| (options, tags.clone()))
+        let tags = clean_tags(&request.tags);
+        let documents = self.with_documents_lock(|| {
+            self.ingest_locked(&root, &paths, max_bytes, &|_| (options, tags.clone()))
+        })?;
+        Ok(IngestReport { documents })
     }
 
     /// Splits documents again from their files (every document when `documents` is empty):
@@ -98,28 +89,30 @@ impl Memcore {
     /// that is gone (purge the document then).
     pub fn docs_rebuild(&self, request: &DocsRebuildRequest) -> Result<IngestReport> {
         let root = self.documents_root(request.root.as_deref())?;
-        let records = if request.documents.is_empty() {
-            self.docs_list(&DocsListRequest::default())?.documents
-        } else {
-            let mut records = Vec::new();
-            for id in &request.documents {
-                records.push(self.document(id)?);
-            }
-            records
-        };
-        let by_source: HashMap<String, &DocumentRecord> =
-            records.iter().map(|record| (record.source.clone(), record)).collect();
-        let paths: Vec<PathBuf> =
-            records.iter().map(|record| PathBuf::from(&record.source)).collect();
-        self.ingest_files(&root, &paths, DEFAULT_MAX_DOCUMENT_BYTES, |source| {
-            let record = by_source.get(&source.relative);
-            let own = record.map_or_else(ChunkOptions::default, |r| ChunkOptions {
-                size: r.chunk_size,
-                overlap: r.overlap,
-            });
-            let options = own.with(request.chunk_size, request.overlap);
-            (options, record.map(|r| r.tags.clone()).unwrap_or_default())
-        })
+        let documents = self.with_documents_lock(|| {
+            // Read under the lock: a document purged meanwhile is not brought back.
+            let records = if request.documents.is_empty() {
+                self.docs_list(&DocsListRequest::default())?.documents
+            } else {
+                request.documents.iter().map(|id| self.document(id)).collect::<Result<_>>()?
+            };
+            let by_source: HashMap<&str, &DocumentRecord> =
+                records.iter().map(|record| (record.source.as_str(), record)).collect();
+            let paths: Vec<PathBuf> = records.iter().map(|r| PathBuf::from(&r.source)).collect();
+            // A document ingested with a larger limit than the default is read whole again.
+            let largest = records.iter().map(|r| r.bytes).max().unwrap_or(0);
+            let max_bytes = largest.max(DEFAULT_MAX_DOCUMENT_BYTES);
+            self.ingest_locked(&root, &paths, max_bytes, &|source| {
+                let record = by_source.get(source.relative.as_str());
+                let own = record.map_or_else(ChunkOptions::default, |r| ChunkOptions {
+                    size: r.chunk_size,
+                    overlap: r.overlap,
+                });
+                let options = own.with(request.chunk_size, request.overlap);
+                (options, record.map(|r| r.tags.clone()).unwrap_or_default())
+            })
+        })?;
+        Ok(IngestReport { documents })
     }
 
     /// The documents, sorted by id (only those with every tag in `request.tags`).
@@ -188,50 +181,61 @@ impl Memcore {
             });
         }
         if request.feedback_prior {
-            self.apply_feedback_prior(&mut hits)?;
+            let generations: HashMap<String, String> = records
+                .into_iter()
+                .filter_map(|(id, record)| Some((id, record?.generation)))
+                .collect();
+            self.apply_feedback_prior(&mut hits, &generations)?;
         }
-        Ok(DocumentHits { hits, mode: results.mode, warnings: results.warnings })
+        // The `document` filter is this engine's own metadata key, not a mistake to warn of.
+        let mut warnings = results.warnings;
+        warnings.retain(|warning| !warning.starts_with("filter key `document`"));
+        Ok(DocumentHits { hits, mode: results.mode, warnings })
     }
 
-    /// Removes a document for good: its record, every chunk of it, its feedback, their
+    /// Removes a document for good: its record, every chunk of it, its ratings, their
     /// trash copies and kept versions, and their entries in every index (the full-text
     /// segments holding them are rewritten, the vector log compacted), so no file of the
-    /// store keeps its text. A purge that died part-way is finished by running it again (or
-    /// by the next open, for the chunks). Git history of a store in a work tree is not
-    /// rewritten.
+    /// store keeps its text. What must go is written down first, so a purge that stopped
+    /// part-way is finished by the next document change or the next open. Git history of a
+    /// store in a work tree is not rewritten, and git-notes and PostgreSQL stores keep their
+    /// own copies (see ARCHITECTURE.md).
     ///
     /// # Errors
     ///
-    /// [`Error::NotFound`] when nothing of the document is left.
+    /// [`Error::NotFound`] when nothing of the document is there.
     pub fn docs_purge(&self, request: &DocsPurgeRequest) -> Result<DocumentPurged> {
         let id = request.document.as_str();
         let record_ref = record_ref(id)?;
-        let lock = self.documents_lock();
-        let _held = lock.acquire()?;
-        self.announce(id, None)?;
-        let had_record = self.existing(&record_ref)?.is_some();
-        let mut copies = 0;
-        if had_record {
-            copies += self.remove_for_good(std::slice::from_ref(&record_ref))?;
-        }
-        let chunks = self.document_memories(CHUNKS_COLLECTION, id, |_| true)?;
-        let feedback = self.document_memories(FEEDBACK_COLLECTION, id, |_| true)?;
-        if !had_record && chunks.is_empty() && feedback.is_empty() {
-            self.settled(id)?;
-            return Err(Error::not_found(
-                format!("document {id}"),
-                "list the documents there are with `docs_list` (`memcore docs list`)",
-            ));
-        }
-        copies += self.remove_for_good(&chunks)?;
-        copies += self.remove_for_good(&feedback)?;
-        self.indexed.compact_removed()?;
-        self.settled(id)?;
-        Ok(DocumentPurged {
-            document: id.to_owned(),
-            chunks: chunks.len(),
-            feedback: feedback.len(),
-            copies,
+        self.with_documents_lock(|| {
+            let everything = self.everything_of(id)?;
+            let found = self.indexed.store().get_many(&everything)?;
+            let live: Vec<&MemoryRef> = everything
+                .iter()
+                .zip(&found)
+                .filter(|(_, found)| found.is_ok())
+                .map(|(reference, _)| reference)
+                .collect();
+            if live.is_empty() {
+                return Err(Error::not_found(
+                    format!("document {id}"),
+                    "list the documents there are with `docs_list` (`memcore docs list`)",
+                ));
+            }
+            let count = |collection: &str| {
+                live.iter()
+                    .filter(|r| r.collection().is_some_and(|c| c.as_str() == collection))
+                    .count()
+            };
+            let (chunks, feedback) = (count(CHUNKS_COLLECTION), count(FEEDBACK_COLLECTION));
+            // The record goes first: a purge finished later removes every chunk left.
+            let pending =
+                Pending { documents: vec![id.to_owned()], remove: everything, compact: true };
+            let (first, rest) = self.change_documents(&pending, || {
+                self.remove_for_good(std::slice::from_ref(&record_ref))
+            })?;
+            let copies = first + rest;
+            Ok(DocumentPurged { document: id.to_owned(), chunks, feedback, copies })
         })
     }
 
@@ -244,6 +248,12 @@ impl Memcore {
     /// [`Error::NotFound`] for an unknown document; [`Error::Validation`] for a rating
     /// outside 1 to 5 or a chunk the document does not have.
     pub fn docs_feedback(&self, request: &DocsFeedbackRequest) -> Result<FeedbackRecord> {
+        // Under the lock, so that a purge running meanwhile cannot miss the new rating.
+        self.with_documents_lock(|| self.add_feedback(request))
+    }
+
+    /// [`Memcore::docs_feedback`], under the documents lock.
+    fn add_feedback(&self, request: &DocsFeedbackRequest) -> Result<FeedbackRecord> {
         let record = self.document(&request.document)?;
         if !(1..=5).contains(&request.rating) {
             return Err(Error::validation(
@@ -274,7 +284,10 @@ impl Memcore {
             memory.metadata.insert(DOCUMENT_KEY.into(), record.id.clone().into());
             memory.metadata.insert("rating".into(), request.rating.into());
             if let Some(chunk) = request.chunk {
+                // A chunk's rating holds for its generation: after a change, position 2 may
+                // be other text.
                 memory.metadata.insert("chunk".into(), chunk.into());
+                memory.metadata.insert("generation".into(), record.generation.clone().into());
             }
             match self.put_with(memory, PutMode::CreateOnly) {
                 Ok(stored) => {
@@ -308,203 +321,8 @@ impl Memcore {
         })
     }
 
-    /// Finishes document changes earlier processes left under way (at open); a change
-    /// another process is making now is left to it.
-    pub(super) fn finish_document_changes(&self) {
-        let Ok(entries) = std::fs::read_dir(self.pending_dir()) else { return };
-        let pending: Vec<String> = entries
-            .flatten()
-            .filter_map(|entry| {
-                entry.file_name().to_str()?.strip_suffix(".json").map(str::to_owned)
-            })
-            .collect();
-        if pending.is_empty() {
-            return;
-        }
-        let lock = self.documents_lock();
-        let Ok(Some(_held)) = lock.try_acquire() else { return };
-        for id in pending {
-            // What cannot be finished now (the disk is full) stays pending for the next time.
-            let _ = self.settle(&id);
-        }
-    }
-
-    /// Checks every file, then ingests them one at a time under the documents lock, each
-    /// with the chunk options and tags `settings` gives for it.
-    fn ingest_files(
-        &self,
-        root: &Path,
-        paths: &[PathBuf],
-        max_bytes: u64,
-        settings: impl Fn(&Source) -> (ChunkOptions, Vec<String>),
-    ) -> Result<IngestReport> {
-        let mut ids = BTreeMap::new();
-        for path in paths {
-            let source = read_source(root, path, max_bytes)?;
-            settings(&source).0.checked()?;
-            if source.text.trim().is_empty() {
-                return Err(Error::validation(
-                    format!("document {} has no text", path.display()),
-                    "ingest files with text in them",
-                ));
-            }
-            if let Some(other) = ids.insert(document_id(&source.relative), source.relative.clone())
-                && other != source.relative
-            {
-                return Err(Error::validation(
-                    format!("{other} and {} would be the same document", source.relative),
-                    "rename one of them (document ids ignore case and punctuation)",
-                ));
-            }
-        }
-        let lock = self.documents_lock();
-        let _held = lock.acquire()?;
-        let mut documents = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for path in paths {
-            let source = read_source(root, path, max_bytes)?;
-            if !seen.insert(source.relative.clone()) {
-                continue;
-            }
-            let (options, tags) = settings(&source);
-            documents.push(self.ingest_source(source, options.checked()?, tags)?);
-        }
-        Ok(IngestReport { documents })
-    }
-
-    /// Ingests one document (under the documents lock).
-    fn ingest_source(
-        &self,
-        source: Source,
-        options: ChunkOptions,
-        tags: Vec<String>,
-    ) -> Result<IngestedDocument> {
-        let id = document_id(&source.relative);
-        if self.pending_path(&id).exists() {
-            self.settle(&id)?;
-        }
-        let generation = generation(&source.sha256, source.format, options, &tags);
-        let old = self.document_record(&id)?;
-        if let Some(old) = &old {
-            if old.source != source.relative {
-                return Err(Error::conflict(
-                    format!("document id {id} is {}'s already", old.source),
-                    format!("rename {}, or purge {id} first", source.relative),
-                ));
-            }
-            if old.generation == generation {
-                return Ok(IngestedDocument {
-                    outcome: IngestOutcome::Unchanged,
-                    document: old.clone(),
-                });
-            }
-        }
-        let chunks = chunk(&source.text, source.format, options)?;
-        let refs = (0..chunks.len())
-            .map(|position| chunk_ref(&id, &generation, position))
-            .collect::<Result<Vec<_>>>()?;
-        let record = DocumentRecord {
-            id: id.clone(),
-            title: title_of(&source),
-            source: source.relative.clone(),
-            sha256: source.sha256.clone(),
-            bytes: source.text.len() as u64,
-            format: source.format,
-            chunk_size: options.size,
-            overlap: options.overlap,
-            tags,
-            generation: generation.clone(),
-            chunks: refs,
-            ingested_at: self.now(),
-        };
-        drop(source);
-        self.announce(&id, Some(&generation))?;
-        let mut memories = chunks
-            .into_iter()
-            .enumerate()
-            .map(|(position, chunk)| chunk_memory(&record, chunk, position))
-            .peekable();
-        while memories.peek().is_some() {
-            let batch: Vec<NewMemory> = memories.by_ref().take(CHUNK_BATCH).collect();
-            self.put_many_with(batch, PutMode::Upsert)?;
-        }
-        self.put_with(record_memory(&record), PutMode::Upsert)?;
-        if let Some(old) = &old {
-            let stale: Vec<MemoryRef> = self
-                .indexed
-                .store()
-                .get_many(&old.chunks)?
-                .into_iter()
-                .zip(&old.chunks)
-                .filter(|(found, _)| found.is_ok())
-                .map(|(_, reference)| reference.clone())
-                .collect();
-            self.remove_for_good(&stale)?;
-        }
-        self.settled(&id)?;
-        let outcome = if old.is_some() { IngestOutcome::Replaced } else { IngestOutcome::Added };
-        Ok(IngestedDocument { outcome, document: record })
-    }
-
-    /// Finishes a change of document `id` that stopped part-way: keeps the generation its
-    /// record names (none when it has no record) and removes every other chunk of it.
-    fn settle(&self, id: &str) -> Result<()> {
-        let keep = self.document_record(id)?.map(|record| record.generation);
-        let stale = self.document_memories(CHUNKS_COLLECTION, id, |memory| {
-            place_of(memory).map(|place| place.generation) != keep
-        })?;
-        self.remove_for_good(&stale)?;
-        self.settled(id)
-    }
-
-    /// Writes down, before changing document `id`, that it is being changed.
-    fn announce(&self, id: &str, generation: Option<&str>) -> Result<()> {
-        std::fs::create_dir_all(self.pending_dir())
-            .map_err(|e| Error::io("creating the pending documents directory", e))?;
-        let intent = serde_json::json!({ "document": id, "generation": generation });
-        crate::store::fsutil::write_atomic(&self.pending_path(id), intent.to_string().as_bytes())
-    }
-
-    /// Forgets that document `id` was being changed.
-    fn settled(&self, id: &str) -> Result<()> {
-        crate::store::fsutil::remove_file_if_present(&self.pending_path(id), "pending document")
-    }
-
-    /// Deletes `refs` through the write protocol (one batch) and removes the copies the store
-    /// keeps of them (trash, versions) where it can; returns how many copies went.
-    fn remove_for_good(&self, refs: &[MemoryRef]) -> Result<usize> {
-        self.indexed.delete_many(refs, self.now())?;
-        let mut copies = 0;
-        for reference in refs {
-            match self.indexed.store().expunge(reference) {
-                Ok(n) => copies += n,
-                Err(Error::Unsupported { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(copies)
-    }
-
-    /// The memories of `collection` belonging to document `id` that `keep` accepts.
-    fn document_memories(
-        &self,
-        collection: &str,
-        id: &str,
-        keep: impl Fn(&Memory) -> bool,
-    ) -> Result<Vec<MemoryRef>> {
-        let mut found = Vec::new();
-        self.scan_collection(collection, &mut |memory| {
-            let belongs = memory.metadata.get(DOCUMENT_KEY).and_then(|v| v.as_str()) == Some(id);
-            if belongs && keep(memory) {
-                found.push(memory.reference());
-            }
-            ControlFlow::Continue(())
-        })?;
-        Ok(found)
-    }
-
     /// Visits the memories of `collection` that read (none when it does not exist).
-    fn scan_collection(
+    pub(super) fn scan_collection(
         &self,
         collection: &str,
         visit: &mut dyn FnMut(&Memory) -> ControlFlow<()>,
@@ -520,13 +338,18 @@ impl Memcore {
     }
 
     /// The record of document `id`, if it has one.
-    fn document_record(&self, id: &str) -> Result<Option<DocumentRecord>> {
+    pub(super) fn document_record(&self, id: &str) -> Result<Option<DocumentRecord>> {
         self.existing(&record_ref(id)?)?.map(|memory| record_of(&memory)).transpose()
     }
 
     /// Multiplies each hit's score by its rating prior and sorts them again: the mean rating
-    /// of the chunk, else of the document, moves the score by up to [`FEEDBACK_WEIGHT`].
-    fn apply_feedback_prior(&self, hits: &mut [DocumentHit]) -> Result<()> {
+    /// of the chunk (given to its document's current generation), else of the document,
+    /// moves the score by up to [`FEEDBACK_WEIGHT`].
+    fn apply_feedback_prior(
+        &self,
+        hits: &mut [DocumentHit],
+        generations: &HashMap<String, String>,
+    ) -> Result<()> {
         let mut ratings: HashMap<(String, Option<usize>), (f64, usize)> = HashMap::new();
         self.scan_collection(FEEDBACK_COLLECTION, &mut |memory| {
             let document = memory.metadata.get(DOCUMENT_KEY).and_then(|v| v.as_str());
@@ -534,6 +357,10 @@ impl Memcore {
             if let (Some(document), Some(rating)) = (document, rating) {
                 let chunk = memory.metadata.get("chunk").and_then(serde_json::Value::as_u64);
                 let chunk = chunk.and_then(|c| usize::try_from(c).ok());
+                let given_to = memory.metadata.get("generation").and_then(|v| v.as_str());
+                if chunk.is_some() && given_to != generations.get(document).map(String::as_str) {
+                    return ControlFlow::Continue(());
+                }
                 let entry = ratings.entry((document.to_owned(), chunk)).or_default();
                 *entry = (entry.0 + rating, entry.1 + 1);
             }
@@ -571,25 +398,4 @@ impl Memcore {
         };
         canonical_root(&root)
     }
-
-    fn documents_lock(&self) -> StoreLock {
-        let path = self.indexed.store().private_dir().join(LOCK_FILE);
-        StoreLock::new(&path, self.lock_timeout())
-    }
-
-    fn pending_dir(&self) -> PathBuf {
-        self.indexed.store().private_dir().join(PENDING_DIR)
-    }
-
-    fn pending_path(&self, id: &str) -> PathBuf {
-        self.pending_dir().join(format!("{id}.json"))
-    }
-}
-
-/// Tags sorted and without repeats, as a document keeps them.
-fn sorted_tags(tags: &[String]) -> Vec<String> {
-    let mut tags = tags.to_vec();
-    tags.sort();
-    tags.dedup();
-    tags
 }

@@ -13,6 +13,7 @@ mod compact;
 mod compose;
 mod decay;
 mod docs;
+mod docs_change;
 mod git;
 mod history;
 mod links;

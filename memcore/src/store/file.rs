@@ -12,7 +12,7 @@
 //! advisory lock, so several processes can share one store. Reads take no lock and are
 //! served from a `stat`-validated cache. Directories are created 0700, files 0600.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -636,6 +636,31 @@ impl MemoryStore for FileStore {
             fsutil::sync_dir(dir)?;
         }
         Ok(trashed.len() + history::forget(&self.collection_dir(collection), id)?)
+    }
+
+    /// Lists each collection's trash once, removes the copies of `references` in it and
+    /// syncs the folder once, then forgets their built-in versions; under the lock.
+    fn expunge_many(&self, references: &[MemoryRef]) -> Result<usize> {
+        let mut ids: BTreeMap<&Collection, BTreeSet<&str>> = BTreeMap::new();
+        for reference in references {
+            let Some(collection) = reference.collection() else {
+                return Err(Error::validation(
+                    format!("expunging {reference} needs its collection"),
+                    "name the memory as collection/id",
+                ));
+            };
+            ids.entry(collection).or_default().insert(reference.id().as_str());
+        }
+        let _guard = self.lock.acquire()?;
+        let mut removed = 0;
+        for (collection, ids) in ids {
+            removed += trash::remove_copies(&self.root, collection, &ids)?;
+            let dir = self.collection_dir(collection);
+            for id in ids {
+                removed += history::forget(&dir, &MemoryId::new(id)?)?;
+            }
+        }
+        Ok(removed)
     }
 
     fn restore(&self, reference: &MemoryRef) -> Result<Arc<Memory>> {

@@ -273,6 +273,13 @@ pub trait MemoryStore: Send + Sync + Debug {
         ))
     }
 
+    /// [`MemoryStore::expunge`] for each of `references`, in one pass where the store can
+    /// (the file store lists its trash once); returns how many copies went. This default
+    /// expunges one at a time.
+    fn expunge_many(&self, references: &[MemoryRef]) -> Result<usize> {
+        references.iter().map(|reference| self.expunge(reference)).sum()
+    }
+
     /// The hot and cold tiers and the timeline, if the store is tiered ([`TieredStore`]).
     fn tiers(&self) -> Option<&Tiers> {
         None

@@ -33,6 +33,34 @@ pub(crate) fn slot(root: &Path, collection: &Collection, id: &MemoryId, now: Tim
         .unwrap_or_else(|| dir.join(format!("{id}@{stamp}.md")))
 }
 
+/// Removes every trashed copy in `collection` of the memories `ids`, listing the folder once
+/// and syncing it once; returns how many went.
+pub(crate) fn remove_copies(
+    root: &Path,
+    collection: &Collection,
+    ids: &std::collections::BTreeSet<&str>,
+) -> Result<usize> {
+    let dir = root.join(TRASH_DIR).join(collection.as_str());
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(Error::io(format!("reading {}", dir.display()), e)),
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((id, _)) = name.to_str().and_then(|n| n.split_once('@')) else { continue };
+        if ids.contains(id) {
+            super::fsutil::remove_file_if_present(&entry.path(), "trashed copy")?;
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        super::fsutil::sync_dir(&dir)?;
+    }
+    Ok(removed)
+}
+
 /// The trashed copies of `id`, in `collection` or in any collection, newest last.
 pub(crate) fn find(
     root: &Path,

@@ -186,6 +186,10 @@ impl MemoryStore for TieredStore {
         self.warm.expunge(reference)
     }
 
+    fn expunge_many(&self, references: &[MemoryRef]) -> Result<usize> {
+        self.warm.expunge_many(references)
+    }
+
     fn collections(&self) -> Result<Vec<Collection>> {
         self.warm.collections()
     }
