@@ -68,9 +68,15 @@ fn strip_nulls(value: Value) -> Value {
 
 #[test]
 fn every_binding_gets_these_results() {
+    // The store in `store/`, so that its project root (the directory holding it) has the
+    // documents the cases ingest in `docs/`.
     let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::copy(file("store.yaml"), dir.path().join("config.yaml")).expect("store settings");
-    let memcore = Memcore::open(dir.path()).expect("open");
+    let store = dir.path().join("store");
+    std::fs::create_dir(&store).expect("store dir");
+    std::fs::copy(file("store.yaml"), store.join("config.yaml")).expect("store settings");
+    std::fs::create_dir(dir.path().join("docs")).expect("docs dir");
+    std::fs::copy(file("docs/guide.md"), dir.path().join("docs/guide.md")).expect("document");
+    let memcore = Memcore::open(&store).expect("open");
     let mut lines = Vec::new();
     for case in cases() {
         let outcome = match memcore.call(&case.operation, case.request.clone()) {

@@ -172,6 +172,10 @@ pub(crate) enum Command {
     /// rebuild them from their files, and rate how useful they were
     #[command(subcommand)]
     Docs(DocsCommand),
+    /// Agent profiles: set one, show one with its newest memories, add a memory of an
+    /// agent's own
+    #[command(subcommand)]
+    Agent(AgentCommand),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -771,6 +775,74 @@ pub(crate) struct RetainArgs {
     pub(crate) session: Option<String>,
 }
 
+/// `agent`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AgentCommand {
+    /// Set an agent's profile (the whole profile: options not given are cleared)
+    Set(AgentSetArgs),
+    /// Show an agent's profile with its newest memories
+    Profile(AgentProfileArgs),
+    /// Store a memory of the agent's own (TEXT, or `-` for standard input)
+    Remember(AgentRememberArgs),
+}
+
+/// `agent set`.
+#[derive(Debug, Args)]
+pub(crate) struct AgentSetArgs {
+    /// The agent's id (lower-case letters, digits, '.', '_', '-')
+    #[arg(value_name = "ID")]
+    pub(crate) agent: String,
+    /// The name it goes by
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// Its persona or backstory
+    #[arg(long)]
+    pub(crate) persona: Option<String>,
+    /// How it speaks
+    #[arg(long)]
+    pub(crate) style: Option<String>,
+    /// How many of its memories its profile shows (default 10)
+    #[arg(long, value_name = "N")]
+    pub(crate) recent_limit: Option<usize>,
+    /// The most memories it may own
+    #[arg(long, value_name = "N")]
+    pub(crate) max_memories: Option<usize>,
+    /// Anything else about it, as a JSON object (its model, flags, ...)
+    #[arg(long, value_name = "JSON")]
+    pub(crate) fields: Option<String>,
+}
+
+/// `agent profile`.
+#[derive(Debug, Args)]
+pub(crate) struct AgentProfileArgs {
+    /// The agent's id
+    #[arg(value_name = "ID")]
+    pub(crate) agent: String,
+    /// How many of its memories to show (default: its profile's)
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+}
+
+/// `agent remember`.
+#[derive(Debug, Args)]
+pub(crate) struct AgentRememberArgs {
+    /// The agent's id
+    #[arg(value_name = "ID")]
+    pub(crate) agent: String,
+    /// The memory's markdown, or `-` for standard input
+    #[arg(value_name = "TEXT")]
+    pub(crate) text: String,
+    /// Its title
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// Its collection (default: the store's)
+    #[arg(long)]
+    pub(crate) collection: Option<String>,
+    /// Its tags (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub(crate) tags: Vec<String>,
+}
+
 /// `docs`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum DocsCommand {
@@ -809,7 +881,7 @@ pub(crate) struct DocsIngestArgs {
     /// The largest file read, in bytes (default 32 MiB)
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_bytes: Option<u64>,
-    /// The directory no document may be outside of (default: the project's)
+    /// A directory inside the project the files must be in (default: the project)
     #[arg(long, value_name = "DIR")]
     pub(crate) root: Option<PathBuf>,
 }
@@ -865,9 +937,6 @@ pub(crate) struct DocsRebuildArgs {
     /// A new overlap
     #[arg(long, value_name = "CHARS")]
     pub(crate) overlap: Option<usize>,
-    /// The directory the documents' paths are relative to (default: the project's)
-    #[arg(long, value_name = "DIR")]
-    pub(crate) root: Option<PathBuf>,
 }
 
 /// `docs feedback`.

@@ -1013,7 +1013,8 @@ impl PyMemcore {
     /// relative to the project root or absolute inside it): each is split along its headings
     /// and paragraphs into chunks, stored and indexed as memories of the `docs` collection.
     /// An unchanged file writes nothing, a changed one replaces exactly its chunks. Options:
-    /// `root` (the directory documents must be inside; default the project's), `tags`,
+    /// `root` (a directory inside the project the paths are read from; default the
+    /// project root: the directory of `.memcore.yaml`, else the one holding the store), `tags`,
     /// `chunk_size` (characters, default 1000), `overlap` (default 100), `max_bytes`
     /// (default 32 MiB). Every file is checked before anything is written. Returns an
     /// `IngestReport`.
@@ -1066,21 +1067,16 @@ impl PyMemcore {
     }
 
     /// Splits documents again from their files (`documents`: ids; all by default), after an
-    /// edit or with a new `chunk_size` / `overlap`; `root` as for `docs_ingest`. Returns an
-    /// `IngestReport`.
-    #[pyo3(signature = (documents=None, *, root=None, chunk_size=None, overlap=None))]
+    /// edit or with a new `chunk_size` / `overlap`. Returns an `IngestReport`.
+    #[pyo3(signature = (documents=None, *, chunk_size=None, overlap=None))]
     fn docs_rebuild(
         &self,
         py: Python<'_>,
         documents: Option<Vec<String>>,
-        root: Option<PathBuf>,
         chunk_size: Option<usize>,
         overlap: Option<usize>,
     ) -> PyResult<Py<PyAny>> {
-        let fields = json!({
-            "documents": documents, "root": root.as_deref().map(path_text).transpose()?,
-            "chunk_size": chunk_size, "overlap": overlap,
-        });
+        let fields = json!({"documents": documents, "chunk_size": chunk_size, "overlap": overlap});
         self.call_record(py, "docs_rebuild", request(None, fields)?, "IngestReport")
     }
 
@@ -1100,6 +1096,51 @@ impl PyMemcore {
         let fields =
             json!({"document": document, "rating": rating, "chunk": chunk, "note": note, "by": by});
         self.call_record(py, "docs_feedback", request(None, fields)?, "FeedbackRecord")
+    }
+
+    /// Sets the profile of the agent `agent` (the whole profile: a new version replaces the
+    /// old) and returns it as an `AgentProfile`. Options: `name`, `persona`, `style`,
+    /// `recent_limit` (memories its profile shows, default 10), `max_memories` (the most it
+    /// may own), `fields` (a dict of anything else the application keeps about it).
+    #[pyo3(signature = (agent, **options))]
+    fn agent_set(
+        &self,
+        py: Python<'_>,
+        agent: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"agent": agent}))?;
+        self.call_record(py, "agent_set", request, "AgentProfile")
+    }
+
+    /// The profile of the agent `agent` with its newest memories (at most `limit`, else its
+    /// profile's `recent_limit`) and how many it owns, as an `AgentView` (a sequence of its
+    /// memories). Raises `NotFoundError` for an agent without a profile.
+    #[pyo3(signature = (agent, *, limit=None))]
+    fn agent_profile(
+        &self,
+        py: Python<'_>,
+        agent: &str,
+        limit: Option<usize>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(None, json!({"agent": agent, "limit": limit}))?;
+        self.call_record(py, "agent_profile", request, "AgentView")
+    }
+
+    /// Stores `content` as a memory of the agent `agent`'s own (its `agent` metadata names
+    /// it) and returns the `Memory`. Options: `title`, `collection`, `tags`. Raises
+    /// `NotFoundError` for an agent without a profile and `ConflictError` past its
+    /// `max_memories`.
+    #[pyo3(signature = (agent, content, **options))]
+    fn agent_remember(
+        &self,
+        py: Python<'_>,
+        agent: &str,
+        content: &str,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"agent": agent, "content": content}))?;
+        self.call_record(py, "agent_remember", request, "Memory")
     }
 
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::{capture, compose, decay, docs, links, session};
+use memcore::{agent, capture, compose, decay, docs, links, session};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -282,6 +282,8 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<docs::DocumentHits>("DocumentHits", &["mode", "#hits"], Some("hits")),
     kind::<docs::DocumentPurged>("DocumentPurged", &["document", "chunks", "feedback"], None),
     kind::<docs::FeedbackRecord>("FeedbackRecord", &["document", "chunk", "rating"], None),
+    kind::<agent::AgentProfile>("AgentProfile", &["agent", "name"], None),
+    kind::<agent::AgentView>("AgentView", &["profile.agent", "total"], Some("memories")),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

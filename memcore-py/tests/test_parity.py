@@ -120,21 +120,16 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "compact": lambda s, r: s.compact(**r),
     "retain": lambda s, r: s.retain(r.get("ref"), session=r.get("session")),
     "purge": lambda s, r: s.purge(r.get("ref"), **{k: v for k, v in r.items() if k != "ref"}),
-    "docs_ingest": lambda s, r: s.docs_ingest(**_rooted(r)),
+    "docs_ingest": lambda s, r: s.docs_ingest(**r),
     "docs_list": lambda s, r: s.docs_list(**r),
     "docs_search": lambda s, r: s.docs_search(**r),
     "docs_purge": lambda s, r: s.docs_purge(r["document"]),
-    "docs_rebuild": lambda s, r: s.docs_rebuild(**_rooted(r)),
+    "docs_rebuild": lambda s, r: s.docs_rebuild(**r),
     "docs_feedback": lambda s, r: s.docs_feedback(**r),
+    "agent_set": lambda s, r: s.agent_set(**r),
+    "agent_profile": lambda s, r: s.agent_profile(**r),
+    "agent_remember": lambda s, r: s.agent_remember(**r),
 }
-
-
-def _rooted(request: dict[str, Any]) -> dict[str, Any]:
-    """`request` with its `root` (relative to the repository, where the Rust and C runs
-    start) made absolute."""
-    if "root" not in request:
-        return request
-    return {**request, "root": PARITY.parents[1] / request["root"]}
 
 
 def test_the_methods_give_the_results_every_binding_gives(tmp_path: Path) -> None:
@@ -142,6 +137,8 @@ def test_the_methods_give_the_results_every_binding_gives(tmp_path: Path) -> Non
     outcomes = []
     (tmp_path / "store").mkdir()
     shutil.copy(PARITY / "store.yaml", tmp_path / "store" / "config.yaml")
+    # The documents the cases ingest, in the store's project root (the directory holding it).
+    shutil.copytree(PARITY / "docs", tmp_path / "docs")
     with memcore.open(tmp_path / "store") as store:
         for operation, request, _ignore in judge.cases():
             try:

@@ -62,6 +62,7 @@
 //! - [`Error`]: one error type; every error has a [`Category`] and a recovery hint.
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod api;
 pub mod capture;
 pub mod compose;

@@ -276,6 +276,11 @@ fn bad_files_are_refused_before_anything_is_written() {
         assert_eq!(err.category(), category, "{paths:?}: {err}");
         assert!(!err.recovery().is_empty());
     }
+    // A 200 MB file (sparse: no disk used) is refused by its size, before it is read.
+    fs::File::create(project.root().join("huge.txt")).unwrap().set_len(200 << 20).unwrap();
+    let huge = memcore.docs_ingest(&DocsIngestRequest::new(["good.md", "huge.txt"])).unwrap_err();
+    assert_eq!(huge.category(), Category::Validation, "{huge}");
+    assert!(huge.recovery().contains("max_bytes"), "{}", huge.recovery());
     let mut small = DocsIngestRequest::new(["good.md", "big.txt"]);
     small.max_bytes = Some(4096);
     assert_eq!(memcore.docs_ingest(&small).unwrap_err().category(), Category::Validation);

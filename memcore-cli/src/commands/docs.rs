@@ -103,10 +103,8 @@ pub(super) fn run(
             ))
         }
         DocsCommand::Rebuild(args) => {
-            let cwd = working_dir()?;
             let mut request = DocsRebuildRequest::default();
             request.documents = args.documents;
-            request.root = args.root.map(|root| text_of(&cwd.join(root))).transpose()?;
             request.chunk_size = args.chunk_size;
             request.overlap = args.overlap;
             report(&memcore.docs_rebuild(&request)?, out)

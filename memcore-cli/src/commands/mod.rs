@@ -1,5 +1,6 @@
 //! The subcommands, one module per concern; each calls memcore and prints the result.
 
+mod agents;
 mod api;
 mod capture;
 mod compose;
@@ -62,6 +63,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Compact(args) => tiers::compact(&open(global, out)?, args, out),
         Command::Retain(args) => tiers::retain(&open(global, out)?, args, out),
         Command::Purge(args) => tiers::purge(&open(global, out)?, args, out),
+        Command::Agent(command) => agents::run(&open(global, out)?, command, out),
         Command::Docs(command) => docs::run(&open(global, out)?, command, out),
         Command::Hook(command) => hook::command(global, command, out),
         Command::Mcp(args) => {

@@ -50,20 +50,6 @@ impl Server {
     }
 }
 
-/// The refusal of a call an MCP client may not make although a library caller may: a
-/// documents `root` of its choosing would let it read any file on the machine, so over MCP
-/// documents come from the project (the store's) only.
-fn refused_over_mcp(entry: &OperationEntry, arguments: &Value) -> Option<CallToolResult> {
-    let chooses_root = entry.name.starts_with("docs_") && arguments.get("root").is_some();
-    chooses_root.then(|| {
-        failure(
-            "VALIDATION",
-            "over MCP, documents are read from the project only: `root` is not taken",
-            "give the documents' paths inside the project, without `root`",
-        )
-    })
-}
-
 /// A tool error: a text a model reads (`[CATEGORY] message` and the hint), then the record
 /// `{"error": {"category", "message", "recovery"}}` (the CLI's `--json` error shape) as JSON
 /// text. Not as structured content, which clients may check against the tool's output
@@ -123,9 +109,6 @@ impl ServerHandler for Server {
             return Err(ErrorData::internal_error("the client cancelled the call", None));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        if let Some(refused) = refused_over_mcp(entry, &arguments) {
-            return Ok(refused.into());
-        }
         Ok(self.run(entry, arguments).await.into())
     }
 }

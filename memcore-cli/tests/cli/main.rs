@@ -9,6 +9,7 @@
 // Test helpers outside #[test] functions unwrap too; a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
 
+mod agents;
 mod bad_input;
 mod capture;
 mod compose;

@@ -283,6 +283,7 @@ def test_every_operation_through_mcp_gives_what_every_binding_gives(tmp_path: Pa
     no_model.mkdir()
     (tmp_path / "store").mkdir()
     shutil.copy(ROOT / "tests" / "parity" / "store.yaml", tmp_path / "store" / "config.yaml")
+    shutil.copytree(ROOT / "tests" / "parity" / "docs", tmp_path / "docs")
 
     async def test() -> None:
         outcomes: list[dict[str, Any]] = []
@@ -322,7 +323,7 @@ def test_documents_through_the_tools(tmp_path: Path) -> None:
             found = await call(session, "docs_search", {"text": "revert to the previous image"})
             assert found["hits"][0]["heading_path"] == ["Deploy Guide", "Rollback"], found
             rooted = await error_of(session, "docs_ingest", {"paths": ["etc/hostname"], "root": "/"})
-            assert rooted["category"] == "VALIDATION" and "root" in rooted["message"]
+            assert rooted["category"] == "VALIDATION" and "outside the project" in rooted["message"]
             outside = await error_of(session, "docs_ingest", {"paths": ["/etc/hostname"]})
             assert outside["category"] == "VALIDATION"
             purged = await call(session, "docs_purge", {"document": "docs-guide.md"})

@@ -158,6 +158,8 @@ __all__ = [
     "DocumentHits",
     "DocumentPurged",
     "FeedbackRecord",
+    "AgentProfile",
+    "AgentView",
     "Memcore",
     "open",
     "operations",
@@ -1641,6 +1643,36 @@ class FeedbackRecord(Record):
     def at(self) -> datetime: ...
 
 @final
+class AgentProfile(Record):
+    """An agent's profile: who it is and its memory limits."""
+
+    @property
+    def agent(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def persona(self) -> str | None: ...
+    @property
+    def style(self) -> str | None: ...
+    @property
+    def recent_limit(self) -> int | None: ...
+    @property
+    def max_memories(self) -> int | None: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+
+@final
+class AgentView(SequenceRecord[MemorySummary]):
+    """What `Memcore.agent_profile` returns: the profile, then the agent's newest memories."""
+
+    @property
+    def profile(self) -> AgentProfile: ...
+    @property
+    def memories(self) -> tuple[MemorySummary, ...]: ...
+    @property
+    def total(self) -> int: ...
+
+@final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
 
@@ -2006,7 +2038,6 @@ class Memcore:
         self,
         documents: Iterable[str] | None = None,
         *,
-        root: str | os.PathLike[str] | None = None,
         chunk_size: int | None = None,
         overlap: int | None = None,
     ) -> IngestReport:
@@ -2021,6 +2052,30 @@ class Memcore:
         by: str | None = None,
     ) -> FeedbackRecord:
         """Rates how useful a document or one of its chunks was (1 to 5), append-only."""
+    def agent_set(
+        self,
+        agent: str,
+        *,
+        name: str | None = None,
+        persona: str | None = None,
+        style: str | None = None,
+        recent_limit: int | None = None,
+        max_memories: int | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> AgentProfile:
+        """Sets an agent's profile (the whole profile)."""
+    def agent_profile(self, agent: str, *, limit: int | None = None) -> AgentView:
+        """An agent's profile with its newest memories."""
+    def agent_remember(
+        self,
+        agent: str,
+        content: str,
+        *,
+        title: str | None = None,
+        collection: str | None = None,
+        tags: Iterable[str] | None = None,
+    ) -> Memory:
+        """Stores a memory of the agent's own."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:

@@ -8,6 +8,7 @@ use super::records::{
     VersionRequest, VersionsResult,
 };
 use super::{Access, Operation, OperationEntry};
+use crate::agent::{AgentProfile, AgentRememberRequest, AgentRequest, AgentView};
 use crate::capture::{CaptureDecision, CaptureRequest};
 use crate::compose::{ComposeRequest, ComposedContext};
 use crate::decay::{
@@ -85,6 +86,9 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<DocsPurge>(),
     OperationEntry::of::<DocsRebuild>(),
     OperationEntry::of::<DocsFeedback>(),
+    OperationEntry::of::<AgentSet>(),
+    OperationEntry::of::<AgentProfileOp>(),
+    OperationEntry::of::<AgentRemember>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -534,4 +538,29 @@ operation! {
     DocsFeedback = "docs_feedback" (writes),
     "Rate how useful a document or one of its chunks was (1 to 5), append-only",
     |memcore, request: DocsFeedbackRequest| -> FeedbackRecord { memcore.docs_feedback(&request) }
+}
+
+operation! {
+    /// `agent_set`: [`Memcore::agent_set`].
+    AgentSet = "agent_set" (writes),
+    "Set an agent's profile (name, persona, style, memory limits, other fields), kept as \
+     the memory agents/<id>",
+    |memcore, request: AgentProfile| -> AgentProfile { memcore.agent_set(&request) }
+}
+
+operation! {
+    /// `agent_profile`: [`Memcore::agent_profile`].
+    AgentProfileOp = "agent_profile" (reads),
+    "Show an agent's profile with its newest memories and how many it owns",
+    |memcore, request: AgentRequest| -> AgentView { memcore.agent_profile(&request) }
+}
+
+operation! {
+    /// `agent_remember`: [`Memcore::agent_remember`].
+    AgentRemember = "agent_remember" (writes),
+    "Store a memory of an agent's own (its agent metadata names it), within its profile's \
+     max_memories",
+    |memcore, request: AgentRememberRequest| -> MemoryRecord {
+        Ok(MemoryRecord::of(memcore.agent_remember(&request)?))
+    }
 }

@@ -232,12 +232,14 @@ pub struct LifecycleReport {
     pub errors: Vec<Error>,
 }
 
-/// Whether `memory` is pinned: importance 1.0, a `##keepit1.00##` marker, or part of a
-/// document (its record, chunks and ratings follow the document's file, not the lifecycle:
-/// `docs_purge` removes them). Pinned memories are never archived or compacted.
+/// Whether `memory` is pinned: importance 1.0, a `##keepit1.00##` marker, an agent's
+/// profile, or part of a document (its record, chunks and ratings follow the document's
+/// file, not the lifecycle: `docs_purge` removes them). Pinned memories are never archived
+/// or compacted.
 pub fn is_pinned(memory: &Memory) -> bool {
     memory.importance.is_some_and(|importance| importance >= 1.0)
         || crate::docs::is_document_memory(memory)
+        || crate::agent::is_profile(memory)
         || has_pinned_marker(&memory.content)
 }
 

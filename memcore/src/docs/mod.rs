@@ -35,7 +35,7 @@ pub use self::requests::{
     FeedbackRecord, IngestOutcome, IngestReport, IngestedDocument,
 };
 pub use self::source::DEFAULT_MAX_DOCUMENT_BYTES;
-pub(crate) use self::source::{Source, canonical_root, document_id, read_source};
+pub(crate) use self::source::{Roots, Source, canonical_root, document_id, read_source};
 use crate::{Error, Memory, MemoryRef, NewMemory, Result, Timestamp};
 
 /// The collection of document chunks.

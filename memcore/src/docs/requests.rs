@@ -14,8 +14,10 @@ use crate::{MemoryRef, SearchMode, Timestamp};
 pub struct DocsIngestRequest {
     /// The files: relative to `root`, or absolute inside it.
     pub paths: Vec<String>,
-    /// The project root no document may be outside of; by default the directory of the
-    /// project's `.memcore.yaml`, else the directory holding the store.
+    /// A directory inside the project (relative to the project root, or absolute) that the
+    /// paths are read from and may not leave; by default the project root itself: the
+    /// directory of the project's `.memcore.yaml`, else the directory holding the store.
+    /// Sources are named relative to the project root either way.
     #[serde(default)]
     pub root: Option<String>,
     /// Tags given to each document and its chunks.
@@ -43,7 +45,7 @@ impl DocsIngestRequest {
         Self { paths: paths.into_iter().map(Into::into).collect(), ..Self::default() }
     }
 
-    /// The same request, with the project root `root`.
+    /// The same request, reading the paths from `root`, a directory inside the project.
     pub fn root(mut self, root: impl Into<String>) -> Self {
         self.root = Some(root.into());
         self
@@ -274,8 +276,6 @@ pub struct DocumentPurged {
 pub struct DocsRebuildRequest {
     /// The documents (ids); every document when empty.
     pub documents: Vec<String>,
-    /// The project root, as for `docs_ingest`.
-    pub root: Option<String>,
     /// A new chunk size; each document's own when absent.
     pub chunk_size: Option<usize>,
     /// A new overlap; each document's own when absent.

@@ -35,19 +35,46 @@ pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf> {
     })
 }
 
-/// Reads the document at `path` (relative to `root`, or absolute inside it), refusing a path
-/// outside `root`, one through a symbolic link, a file over `max_bytes`, a binary file and
-/// one that is not UTF-8. `root` is canonical ([`canonical_root`]).
-pub(crate) fn read_source(root: &Path, path: &Path, max_bytes: u64) -> Result<Source> {
-    let joined = lexical(&root.join(path));
-    let Ok(relative) = joined.strip_prefix(root) else {
-        return Err(outside(path, root));
+/// Where documents are read from, both canonical ([`canonical_root`]): paths resolve
+/// against `within` and must stay inside it; sources are named relative to `project`, which
+/// holds `within`.
+#[derive(Debug, Clone)]
+pub(crate) struct Roots {
+    /// The project root.
+    pub project: PathBuf,
+    /// The directory inside it that paths are read from.
+    pub within: PathBuf,
+}
+
+impl Roots {
+    /// Paths read from the project root itself.
+    pub(crate) fn project(project: PathBuf) -> Self {
+        Self { within: project.clone(), project }
+    }
+}
+
+/// Reads the document at `path` (relative to `roots.within`, or absolute inside it),
+/// refusing a path outside it, one through a symbolic link, a file over `max_bytes`, a binary
+/// file and one that is not UTF-8.
+pub(crate) fn read_source(roots: &Roots, path: &Path, max_bytes: u64) -> Result<Source> {
+    let joined = lexical(&roots.within.join(path));
+    if !joined.starts_with(&roots.within) {
+        return Err(outside(path, &roots.within));
+    }
+    let Ok(relative) = joined.strip_prefix(&roots.project) else {
+        return Err(outside(path, &roots.project));
     };
     let shown = path.display();
     let canonical = joined.canonicalize().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::not_found(
             format!("document {shown}"),
             "check the path (it is read relative to the project root), or purge the document",
+        ),
+        std::io::ErrorKind::NotADirectory
+        | std::io::ErrorKind::InvalidFilename
+        | std::io::ErrorKind::InvalidInput => Error::validation(
+            format!("document {shown} is not a path to a file: {e}"),
+            "give the path of a markdown or text file inside the project",
         ),
         _ => Error::io(format!("reading document {shown}"), e),
     })?;
@@ -194,16 +221,17 @@ mod tests {
     fn reading_refuses_what_is_not_a_plain_text_file_inside_the_root() {
         let dir = tempfile::tempdir().unwrap();
         let root = canonical_root(dir.path()).unwrap();
+        let roots = Roots::project(root.clone());
         std::fs::write(root.join("ok.md"), "# Fine\n\nText.").unwrap();
         std::fs::write(root.join("bin.dat"), b"abc\0def").unwrap();
         std::fs::write(root.join("latin1.txt"), b"caf\xe9").unwrap();
         std::fs::create_dir(root.join("sub")).unwrap();
         std::os::unix::fs::symlink(root.join("ok.md"), root.join("link.md")).unwrap();
 
-        let source = read_source(&root, Path::new("ok.md"), 1024).unwrap();
+        let source = read_source(&roots, Path::new("ok.md"), 1024).unwrap();
         assert_eq!((source.relative.as_str(), source.format), ("ok.md", DocumentFormat::Markdown));
         let category = |path: &str, max: u64| {
-            read_source(&root, Path::new(path), max).map(|_| ()).unwrap_err().category()
+            read_source(&roots, Path::new(path), max).map(|_| ()).unwrap_err().category()
         };
         use crate::Category::{NotFound, Validation};
         assert_eq!(category("bin.dat", 1024), Validation);
@@ -214,5 +242,6 @@ mod tests {
         assert_eq!(category("/etc/hostname", 1024), Validation);
         assert_eq!(category("ok.md", 4), Validation);
         assert_eq!(category("gone.md", 1024), NotFound);
+        assert_eq!(category("ok.md/inside", 1024), Validation);
     }
 }

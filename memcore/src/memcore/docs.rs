@@ -14,7 +14,8 @@ use crate::docs::{
     DOCUMENTS_COLLECTION, DocsFeedbackRequest, DocsIngestRequest, DocsListRequest,
     DocsPurgeRequest, DocsRebuildRequest, DocsSearchRequest, DocumentHit, DocumentHits,
     DocumentListing, DocumentPurged, DocumentRecord, FEEDBACK_COLLECTION, FEEDBACK_KIND,
-    FeedbackRecord, IngestReport, canonical_root, clean_tags, place_of, record_of, record_ref,
+    FeedbackRecord, IngestReport, Roots, canonical_root, clean_tags, place_of, record_of,
+    record_ref,
 };
 use crate::{Collection, Error, Filter, Memory, MemoryRef, NewMemory, PutMode, Query, Result};
 
@@ -67,14 +68,14 @@ impl Memcore {
                 "give `paths`, the markdown or text files to ingest",
             ));
         }
-        let root = self.documents_root(request.root.as_deref())?;
+        let roots = self.documents_roots(request.root.as_deref())?;
         let options =
             ChunkOptions::default().with(request.chunk_size, request.overlap).checked()?;
         let max_bytes = request.max_bytes.unwrap_or(DEFAULT_MAX_DOCUMENT_BYTES);
         let paths: Vec<PathBuf> = request.paths.iter().map(PathBuf::from).collect();
         let tags = clean_tags(&request.tags);
         let documents = self.with_documents_lock(|| {
-            self.ingest_locked(&root, &paths, max_bytes, &|_| (options, tags.clone()))
+            self.ingest_locked(&roots, &paths, max_bytes, &|_| (options, tags.clone()))
         })?;
         Ok(IngestReport { documents })
     }
@@ -88,7 +89,7 @@ impl Memcore {
     /// As [`Memcore::docs_ingest`]; [`Error::NotFound`] for an unknown document or a file
     /// that is gone (purge the document then).
     pub fn docs_rebuild(&self, request: &DocsRebuildRequest) -> Result<IngestReport> {
-        let root = self.documents_root(request.root.as_deref())?;
+        let roots = self.documents_roots(None)?;
         let documents = self.with_documents_lock(|| {
             // Read under the lock: a document purged meanwhile is not brought back.
             let records = if request.documents.is_empty() {
@@ -102,7 +103,7 @@ impl Memcore {
             // A document ingested with a larger limit than the default is read whole again.
             let largest = records.iter().map(|r| r.bytes).max().unwrap_or(0);
             let max_bytes = largest.max(DEFAULT_MAX_DOCUMENT_BYTES);
-            self.ingest_locked(&root, &paths, max_bytes, &|source| {
+            self.ingest_locked(&roots, &paths, max_bytes, &|source| {
                 let record = by_source.get(source.relative.as_str());
                 let own = record.map_or_else(ChunkOptions::default, |r| ChunkOptions {
                     size: r.chunk_size,
@@ -379,23 +380,36 @@ impl Memcore {
         Ok(())
     }
 
-    /// The directory documents must be inside: `root` if given, else the directory of the
-    /// project's config file, else the directory holding the store.
-    fn documents_root(&self, root: Option<&str>) -> Result<PathBuf> {
+    /// Where documents are read from: the project root (the directory of the project's
+    /// config file, else the directory holding the store), or `root` inside it. A caller
+    /// cannot widen it: over MCP, a client naming `/` must not read the machine.
+    fn documents_roots(&self, root: Option<&str>) -> Result<Roots> {
         let location = self.location();
         let project_config = location.config_file.as_deref().filter(|file| {
             file.file_name()
                 .and_then(|name| name.to_str())
                 .is_some_and(|name| PROJECT_CONFIG_NAMES.contains(&name))
         });
-        let root = match (root, project_config) {
-            (Some(root), _) => PathBuf::from(root),
-            (None, Some(file)) => file.parent().map(Path::to_path_buf).unwrap_or_default(),
-            (None, None) => {
+        let project = match project_config {
+            Some(file) => file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            None => {
                 let store = &location.root;
                 store.parent().map_or_else(|| store.clone(), Path::to_path_buf)
             }
         };
-        canonical_root(&root)
+        let project = canonical_root(&project)?;
+        let Some(root) = root else { return Ok(Roots::project(project)) };
+        let root = canonical_root(&project.join(root))?;
+        if !root.starts_with(&project) {
+            return Err(Error::validation(
+                format!(
+                    "the documents' root {} is outside the project {}",
+                    root.display(),
+                    project.display()
+                ),
+                "give a root inside the project (or none), or open the store of the project that holds the files",
+            ));
+        }
+        Ok(Roots { project, within: root })
     }
 }

@@ -8,14 +8,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::Memcore;
 use crate::docs::{
     CHUNKS_COLLECTION, ChunkOptions, DOCUMENT_KEY, DocumentRecord, IngestOutcome, IngestedDocument,
-    Source, chunk, chunk_memory, chunk_ref, document_id, generation, place_of, read_source,
+    Roots, Source, chunk, chunk_memory, chunk_ref, document_id, generation, place_of, read_source,
     record_memory, record_ref, title_of,
 };
 use crate::store::lock::StoreLock;
@@ -190,14 +190,14 @@ impl Memcore {
     /// files is never held at once.
     pub(super) fn ingest_locked(
         &self,
-        root: &Path,
+        roots: &Roots,
         paths: &[PathBuf],
         max_bytes: u64,
         settings: &dyn Fn(&Source) -> (ChunkOptions, Vec<String>),
     ) -> Result<Vec<IngestedDocument>> {
         let mut ids = BTreeMap::new();
         for path in paths {
-            let source = read_source(root, path, max_bytes)?;
+            let source = read_source(roots, path, max_bytes)?;
             self.check_source(&source, settings, &mut ids)?;
         }
         let mut seen = BTreeSet::new();
@@ -205,7 +205,7 @@ impl Memcore {
         let mut group = Vec::new();
         let mut group_bytes = 0;
         for path in paths {
-            let source = read_source(root, path, max_bytes)?;
+            let source = read_source(roots, path, max_bytes)?;
             if !seen.insert(source.relative.clone()) {
                 continue;
             }

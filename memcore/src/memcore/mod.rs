@@ -7,6 +7,7 @@
 //! result records beside its code, and its operations to [`crate::api`]; every binding then
 //! reaches it.
 
+mod agents;
 mod builder;
 mod capture;
 mod compact;
