@@ -56,6 +56,24 @@ fn an_agent_has_a_profile_and_memories_of_its_own() {
 }
 
 #[test]
+fn the_same_text_remembered_by_two_agents_is_two_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(dir.path());
+    for agent in ["loom", "patch"] {
+        memcore.agent_set(&AgentProfile::new(agent)).unwrap();
+    }
+    let first = memcore.agent_remember(&AgentRememberRequest::new("loom", "Tea at four.")).unwrap();
+    let second =
+        memcore.agent_remember(&AgentRememberRequest::new("patch", "Tea at four.")).unwrap();
+    assert_ne!(first.reference(), second.reference());
+    assert_eq!(memcore.agent_profile(&AgentRequest::new("loom")).unwrap().total, 1);
+    let mut reserved = AgentRememberRequest::new("loom", "# loom\n\nTaken over?");
+    reserved.collection = Some("agents".into());
+    let err = memcore.agent_remember(&reserved).unwrap_err();
+    assert_eq!(err.category(), Category::Validation, "{err}");
+}
+
+#[test]
 fn unknown_agents_and_bad_ids_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = open(dir.path());

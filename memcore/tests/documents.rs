@@ -426,3 +426,22 @@ fn documents_are_left_alone_by_the_lifecycle_and_repaired_by_ingest() {
     assert_eq!(ingest(&memcore, &["runbook.md"], 120), [IngestOutcome::Replaced]);
     assert_eq!(chunk_count(&memcore), record.chunks.len());
 }
+
+#[test]
+fn documents_are_not_working_memory() {
+    let project = Project::new();
+    project.write("runbook.md", RUNBOOK);
+    let memcore = project.open();
+    ingest(&memcore, &["runbook.md"], 120);
+    let mut pinned = NewMemory::new("Never deploy on Fridays.").collection("decisions");
+    pinned.importance = Some(1.0);
+    memcore.put(pinned).unwrap();
+    let context = memcore.compose(&memcore::compose::ComposeRequest::new("").budget(2000)).unwrap();
+    let working: Vec<String> =
+        context.manifest.iter().map(|entry| entry.reference.to_string()).collect();
+    assert!(working.iter().any(|r| r.starts_with("decisions/")), "{working:?}");
+    assert!(
+        !working.iter().any(|r| r.starts_with("docs/") || r.starts_with("documents/")),
+        "{working:?}"
+    );
+}

@@ -66,6 +66,18 @@ fn documents_are_ingested_searched_rated_rebuilt_and_purged() {
 }
 
 #[test]
+fn a_store_named_by_a_relative_path_reads_documents_from_the_working_directory() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path().join("notes.md"), "# Notes\n\nRelative stores work.\n").unwrap();
+    sandbox
+        .bare_in(sandbox.path())
+        .args(["--store", ".memcore", "docs", "ingest", "notes.md"])
+        .assert()
+        .success()
+        .stdout(contains("added").and(contains("notes.md")));
+}
+
+#[test]
 fn bad_documents_are_refused_with_a_hint() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.path().join("scan.pdf"), b"%PDF-1.7\n\0binary").unwrap();

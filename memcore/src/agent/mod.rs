@@ -122,10 +122,20 @@ impl AgentRememberRequest {
     }
 }
 
-/// Whether `memory` is an agent's profile.
+/// Whether `memory` is an agent's profile (by its type and its collection together).
 pub fn is_profile(memory: &Memory) -> bool {
     memory.kind.as_deref() == Some(PROFILE_KIND)
+        && memory.collection.as_str() == PROFILES_COLLECTION
 }
+
+/// The collections memcore keeps its own records in (profiles, documents), which a memory of
+/// an agent's may not be written to.
+pub(crate) const RESERVED_COLLECTIONS: [&str; 4] = [
+    PROFILES_COLLECTION,
+    crate::docs::DOCUMENTS_COLLECTION,
+    crate::docs::CHUNKS_COLLECTION,
+    crate::docs::FEEDBACK_COLLECTION,
+];
 
 /// The reference of the profile of `agent`; a validation error for an id that is not one.
 pub(crate) fn profile_ref(agent: &str) -> Result<MemoryRef> {
@@ -158,11 +168,40 @@ pub(crate) fn profile_memory(profile: &AgentProfile) -> NewMemory {
     memory
 }
 
-/// The profile a profile memory holds; a corrupted error when its metadata is not one.
+/// The profile a profile memory holds, forgiving hand edits: other keys than the profile's
+/// join `fields`, an empty `fields` is none, and a number or flag where text belongs is read
+/// as text. A corrupted error when it still is not one (a limit that is not a number).
 pub(crate) fn profile_of(memory: &Memory) -> Result<AgentProfile> {
-    let mut fields: Map<String, Value> = memory.metadata.clone().into_iter().collect();
-    fields.insert("agent".into(), memory.id.as_str().into());
-    serde_json::from_value(Value::Object(fields)).map_err(|e| {
+    const TEXTS: [&str; 3] = ["name", "persona", "style"];
+    const LIMITS: [&str; 2] = ["recent_limit", "max_memories"];
+    let mut profile = Map::new();
+    let mut extra = Map::new();
+    for (key, value) in &memory.metadata {
+        match key.as_str() {
+            "fields" => {
+                if let Value::Object(fields) = value {
+                    extra.extend(fields.clone());
+                }
+            }
+            key if TEXTS.contains(&key) => {
+                let text = match value {
+                    Value::String(text) => Some(Value::String(text.clone())),
+                    Value::Null => None,
+                    other => Some(Value::String(other.to_string())),
+                };
+                profile.extend(text.map(|text| (key.to_owned(), text)));
+            }
+            key if LIMITS.contains(&key) => {
+                profile.insert(key.to_owned(), value.clone());
+            }
+            key => {
+                extra.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
+    profile.insert("agent".into(), memory.id.as_str().into());
+    profile.insert("fields".into(), Value::Object(extra));
+    serde_json::from_value(Value::Object(profile)).map_err(|e| {
         Error::corrupted(
             std::path::PathBuf::from(memory.reference().to_string()),
             None,
@@ -188,6 +227,21 @@ mod tests {
         assert_eq!(memory.reference().to_string(), "agents/loom");
         assert!(memory.content.contains("Weaves stories."));
         assert_eq!(profile_of(&memory).unwrap(), profile);
+    }
+
+    #[test]
+    fn a_hand_edited_profile_still_reads() {
+        let profile = AgentProfile::new("loom");
+        let now = crate::parse_timestamp("2026-11-28T00:00:00Z").unwrap();
+        let mut memory = profile_memory(&profile)
+            .into_memory(&"default".parse().unwrap(), &crate::Limits::default(), now)
+            .unwrap();
+        memory.metadata.insert("name".into(), 2024.into());
+        memory.metadata.insert("fields".into(), Value::Null);
+        memory.metadata.insert("model".into(), "small".into());
+        let read = profile_of(&memory).unwrap();
+        assert_eq!(read.name.as_deref(), Some("2024"));
+        assert_eq!(read.fields.get("model"), Some(&Value::from("small")));
     }
 
     #[test]

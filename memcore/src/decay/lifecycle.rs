@@ -232,15 +232,18 @@ pub struct LifecycleReport {
     pub errors: Vec<Error>,
 }
 
-/// Whether `memory` is pinned: importance 1.0, a `##keepit1.00##` marker, an agent's
-/// profile, or part of a document (its record, chunks and ratings follow the document's
-/// file, not the lifecycle: `docs_purge` removes them). Pinned memories are never archived
-/// or compacted.
+/// Whether `memory` is pinned: importance 1.0 or a `##keepit1.00##` marker. Pinned memories
+/// are never archived.
 pub fn is_pinned(memory: &Memory) -> bool {
     memory.importance.is_some_and(|importance| importance >= 1.0)
-        || crate::docs::is_document_memory(memory)
-        || crate::agent::is_profile(memory)
         || has_pinned_marker(&memory.content)
+}
+
+/// Whether `memory` never ages: pinned, an agent's profile, or part of a document (its
+/// record, chunks and ratings follow the document's file, not the lifecycle: `docs_purge`
+/// removes them). The lifecycle and tiered compaction leave such memories where they are.
+pub fn exempt_from_aging(memory: &Memory) -> bool {
+    crate::docs::is_document_memory(memory) || crate::agent::is_profile(memory) || is_pinned(memory)
 }
 
 /// The step the lifecycle takes for `memory` at `now`, if any (seed 002's order: delete
@@ -296,7 +299,7 @@ pub fn plan_step(
                 return None;
             };
             // Only a memory that is due is read for a pin (a scan of its content).
-            if is_pinned(memory) {
+            if exempt_from_aging(memory) {
                 return None;
             }
             Some(step(LifecycleAction::Archive, Some(Status::Archived), reason))

@@ -29,7 +29,7 @@ pub use keepit::{
 pub(crate) use keepit::{lenient_markers, tag_end};
 pub use lifecycle::{
     LifecycleAction, LifecycleConfig, LifecycleOptions, LifecycleReport, LifecycleStats,
-    LifecycleStep, is_pinned, plan_step,
+    LifecycleStep, exempt_from_aging, is_pinned, plan_step,
 };
 pub(crate) use requests::one_source;
 pub use requests::{

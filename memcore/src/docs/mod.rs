@@ -53,9 +53,15 @@ pub const FEEDBACK_KIND: &str = "document-feedback";
 /// The metadata key naming a chunk's (or a rating's) document.
 pub const DOCUMENT_KEY: &str = "document";
 
-/// Whether `memory` is part of a document: its record, a chunk or a rating.
+/// Whether `memory` is part of a document: its record, a chunk or a rating (by its type and
+/// its collection together, so a memory of yours typed `document` is not one).
 pub fn is_document_memory(memory: &Memory) -> bool {
-    matches!(memory.kind.as_deref(), Some(DOCUMENT_KIND | CHUNK_KIND | FEEDBACK_KIND))
+    matches!(
+        (memory.kind.as_deref(), memory.collection.as_str()),
+        (Some(DOCUMENT_KIND), DOCUMENTS_COLLECTION)
+            | (Some(CHUNK_KIND), CHUNKS_COLLECTION)
+            | (Some(FEEDBACK_KIND), FEEDBACK_COLLECTION)
+    )
 }
 
 /// Tags as a document keeps them: trimmed, without blanks or repeats, sorted.

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use super::Memcore;
 use crate::agent::{
     AgentProfile, AgentRememberRequest, AgentRequest, AgentView, DEFAULT_RECENT_LIMIT,
-    profile_memory, profile_of, profile_ref,
+    RESERVED_COLLECTIONS, profile_memory, profile_of, profile_ref,
 };
 use crate::{AGENT_KEY, Error, Memory, MemorySummary, NewMemory, PutMode, Result};
 
@@ -73,12 +73,35 @@ impl Memcore {
                 ));
             }
         }
+        if let Some(collection) =
+            request.collection.as_deref().filter(|c| RESERVED_COLLECTIONS.contains(c))
+        {
+            return Err(Error::validation(
+                format!("collection {collection} holds memcore's own records"),
+                "remember into another collection (or the store's default)",
+            ));
+        }
         let mut memory = NewMemory::new(request.content.clone()).tags(request.tags.clone());
         memory.title.clone_from(&request.title);
         memory.collection.clone_from(&request.collection);
         memory.created_by = Some(profile.agent.clone());
         memory.metadata.insert(AGENT_KEY.into(), profile.agent.clone().into());
-        self.put_with(memory, PutMode::Upsert)
+        // Created, never replaced: the same text remembered by two agents is two memories,
+        // and a memory of someone else's is never taken over.
+        let config = self.config();
+        let base =
+            memory.clone().into_memory(&config.default_collection, &config.limits, self.now())?.id;
+        for attempt in 1..=100 {
+            let id = if attempt == 1 { base.to_string() } else { format!("{base}-{attempt}") };
+            match self.put_with(memory.clone().id(id), PutMode::CreateOnly) {
+                Err(Error::Conflict { .. }) => continue,
+                other => return other,
+            }
+        }
+        Err(Error::conflict(
+            format!("no free id for a memory of agent {}", profile.agent),
+            "give the memory a title of its own",
+        ))
     }
 
     /// The profile of `agent`, or a not-found error saying how to make one.

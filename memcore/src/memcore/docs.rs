@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::Memcore;
 use super::docs_change::Pending;
@@ -390,12 +390,15 @@ impl Memcore {
                 .and_then(|name| name.to_str())
                 .is_some_and(|name| PROJECT_CONFIG_NAMES.contains(&name))
         });
-        let project = match project_config {
-            Some(file) => file.parent().map(Path::to_path_buf).unwrap_or_default(),
-            None => {
-                let store = &location.root;
-                store.parent().map_or_else(|| store.clone(), Path::to_path_buf)
-            }
+        let parent = match project_config {
+            Some(file) => file.parent(),
+            None => location.root.parent(),
+        };
+        // A store opened as `.memcore` has the parent `` (the working directory).
+        let project = match parent {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            Some(_) => PathBuf::from("."),
+            None => location.root.clone(),
         };
         let project = canonical_root(&project)?;
         let Some(root) = root else { return Ok(Roots::project(project)) };

@@ -32,7 +32,7 @@ const GROUP_BYTES: usize = 16 * 1024 * 1024;
 const CHUNK_BATCH: usize = 1024;
 
 /// A change of documents under way, written down before anything of it is written.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Pending {
     /// Documents whose chunks are being replaced (or purged): at the end, only the chunks
     /// their records name are left.
@@ -104,10 +104,7 @@ impl Memcore {
         change: impl FnOnce() -> Result<T>,
     ) -> Result<(T, usize)> {
         let path = self.private_path(PENDING_FILE);
-        let bytes = serde_json::to_vec(pending).map_err(|e| {
-            Error::validation(format!("a pending change could not be written: {e}"), "report this")
-        })?;
-        crate::store::fsutil::write_atomic(&path, &bytes)?;
+        self.write_pending(pending)?;
         match change() {
             Ok(value) => {
                 let copies = self.finish(pending, false)?;
@@ -123,6 +120,14 @@ impl Memcore {
         }
     }
 
+    /// Writes `pending` down, durably.
+    fn write_pending(&self, pending: &Pending) -> Result<()> {
+        let bytes = serde_json::to_vec(pending).map_err(|e| {
+            Error::validation(format!("a pending change could not be written: {e}"), "report this")
+        })?;
+        crate::store::fsutil::write_atomic(&self.private_path(PENDING_FILE), &bytes)
+    }
+
     /// Does what `pending` leaves to do (every step is idempotent); returns how many kept
     /// copies went. Of the documents it names, only the chunks their records name now stay:
     /// the listed removals their record names are kept (unless it is a purge), and with
@@ -132,7 +137,11 @@ impl Memcore {
         let mut keep: HashMap<String, Option<String>> = HashMap::new();
         let mut named: BTreeSet<MemoryRef> = BTreeSet::new();
         for id in &pending.documents {
-            let record = self.document_record(id)?;
+            // A purge keeps nothing; a record that does not read (edited by hand) names none.
+            let record = match pending.compact {
+                true => None,
+                false => self.document_record(id).ok().flatten(),
+            };
             named.extend(record.iter().flat_map(|r| r.chunks.iter().cloned()));
             keep.insert(id.clone(), record.map(|r| r.generation));
         }
@@ -152,6 +161,12 @@ impl Memcore {
             })?;
         }
         let remove: Vec<MemoryRef> = remove.into_iter().collect();
+        if remove.len() > pending.remove.len() {
+            // What the sweep found is written down before it goes, so that its trash copies
+            // are found again if this stops between the delete and the expunge.
+            let found = Pending { remove: remove.clone(), ..pending.clone() };
+            self.write_pending(&found)?;
+        }
         let copies = self.remove_for_good(&remove)?;
         if pending.compact {
             self.indexed.compact_removed()?;
@@ -172,7 +187,8 @@ impl Memcore {
             .get_many(refs)?
             .into_iter()
             .zip(refs)
-            .filter(|(found, _)| found.is_ok())
+            // A file that no longer parses is there too, and goes with the rest.
+            .filter(|(found, _)| matches!(found, Ok(_) | Err(Error::Corrupted { .. })))
             .map(|(_, reference)| reference.clone())
             .collect();
         self.indexed.delete_many(&live, self.now())?;
@@ -347,6 +363,10 @@ impl Memcore {
     /// ratings.
     pub(super) fn everything_of(&self, id: &str) -> Result<Vec<MemoryRef>> {
         let mut found = vec![record_ref(id)?];
+        // The chunks its record names, deleted by hand or not (their copies go too).
+        if let Ok(Some(record)) = self.document_record(id) {
+            found.extend(record.chunks);
+        }
         for collection in [CHUNKS_COLLECTION, crate::docs::FEEDBACK_COLLECTION] {
             self.scan_collection(collection, &mut |memory| {
                 if memory.metadata.get(DOCUMENT_KEY).and_then(|v| v.as_str()) == Some(id) {
@@ -355,6 +375,8 @@ impl Memcore {
                 ControlFlow::Continue(())
             })?;
         }
+        let mut seen = BTreeSet::new();
+        found.retain(|reference| seen.insert(reference.clone()));
         Ok(found)
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use chrono::Datelike;
 
-use crate::decay::is_pinned;
+use crate::decay::exempt_from_aging;
 use crate::session::TranscriptMessage;
 use crate::session::registry::sha256_hex;
 use crate::{Memory, MemoryRef, NewMemory, Timestamp};
@@ -44,7 +44,7 @@ pub(crate) fn plan(memories: Vec<Arc<Memory>>, cutoff: Timestamp) -> (Vec<Group>
         if memory.updated_at >= cutoff || is_digest(&memory) {
             continue;
         }
-        if is_pinned(&memory) {
+        if exempt_from_aging(&memory) {
             pinned += 1;
             continue;
         }
