@@ -15,6 +15,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     text
 }
 
+/// The SHA-256 of `bytes`, as lower-case hex (content hashes of archives, transcripts and
+/// documents).
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -8,13 +8,13 @@
 
 use std::io::{Read, Write};
 
+use crate::hex::sha256_hex;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use flate2::Compression;
 use flate2::read::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::{Error, Memory, Result};
 
@@ -62,7 +62,7 @@ pub(crate) fn compress(memory: &Memory) -> Option<(String, serde_json::Value)> {
     let kept = ArchivedOriginal {
         encoding: ENCODING.to_owned(),
         bytes: original.len(),
-        sha256: hex_sha256(original),
+        sha256: sha256_hex(original),
         data: STANDARD.encode(&compressed),
     };
     if stub.len() + kept.data.len() >= original.len() {
@@ -111,15 +111,10 @@ pub(crate) fn original(memory: &Memory) -> Result<Option<String>> {
         .take(kept.bytes as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| damaged(e.to_string()))?;
-    if bytes.len() != kept.bytes || hex_sha256(&bytes) != kept.sha256 {
+    if bytes.len() != kept.bytes || sha256_hex(&bytes) != kept.sha256 {
         return Err(damaged("its length or checksum does not match".to_owned()));
     }
     String::from_utf8(bytes).map(Some).map_err(|e| damaged(e.to_string()))
-}
-
-/// SHA-256 of `bytes`, lower-case hex.
-fn hex_sha256(bytes: &[u8]) -> String {
-    crate::hex::hex(&Sha256::digest(bytes))
 }
 
 #[cfg(test)]

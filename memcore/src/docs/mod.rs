@@ -22,8 +22,6 @@ mod source;
 
 use std::path::PathBuf;
 
-use sha2::{Digest, Sha256};
-
 pub(crate) use self::chunk::{Chunk, chunk};
 pub use self::chunk::{
     ChunkOptions, DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, DocumentFormat, MAX_CHUNK_SIZE,
@@ -83,7 +81,7 @@ pub(crate) fn generation(
 ) -> String {
     let key =
         format!("{sha256}|{format:?}|{}|{}|{}", options.size, options.overlap, tags.join(","));
-    crate::hex::hex(&Sha256::digest(key.as_bytes()))[..12].to_owned()
+    crate::hex::sha256_hex(key.as_bytes())[..12].to_owned()
 }
 
 /// The reference of chunk `position` of a document's `generation`.

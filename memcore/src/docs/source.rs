@@ -109,7 +109,7 @@ pub(crate) fn read_source(roots: &Roots, path: &Path, max_bytes: u64) -> Result<
              (e.g. `pdftotext file.pdf file.txt`)",
         ));
     }
-    let sha256 = crate::hex::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+    let sha256 = crate::hex::sha256_hex(&bytes);
     let text = String::from_utf8(bytes).map_err(|e| {
         Error::validation(
             format!(
@@ -181,7 +181,7 @@ pub(crate) fn document_id(relative: &str) -> String {
     if id.len() <= MAX {
         return id;
     }
-    let hash = crate::hex::hex(&<sha2::Sha256 as sha2::Digest>::digest(relative.as_bytes()));
+    let hash = crate::hex::sha256_hex(relative.as_bytes());
     format!("{}-{}", id[..MAX - 13].trim_end_matches(['-', '.', '_']), &hash[..12])
 }
 

@@ -1,14 +1,14 @@
 //! Agent profiles on the handle: set one, show one with the agent's newest memories, and add
 //! a memory of an agent's own (seed 003's `agent profile` and `agent remember`).
 
-use std::ops::ControlFlow;
-
 use super::Memcore;
 use crate::agent::{
     AgentProfile, AgentRememberRequest, AgentRequest, AgentView, DEFAULT_RECENT_LIMIT,
     RESERVED_COLLECTIONS, profile_memory, profile_of, profile_ref,
 };
-use crate::{AGENT_KEY, Error, Memory, MemorySummary, NewMemory, PutMode, Result};
+use crate::{
+    AGENT_KEY, Error, Filter, ListOptions, Memory, MemorySummary, NewMemory, PutMode, Result,
+};
 
 impl Memcore {
     /// Sets the profile of `profile.agent` (the whole profile: a new version replaces the
@@ -88,20 +88,8 @@ impl Memcore {
         memory.metadata.insert(AGENT_KEY.into(), profile.agent.clone().into());
         // Created, never replaced: the same text remembered by two agents is two memories,
         // and a memory of someone else's is never taken over.
-        let config = self.config();
-        let base =
-            memory.clone().into_memory(&config.default_collection, &config.limits, self.now())?.id;
-        for attempt in 1..=100 {
-            let id = if attempt == 1 { base.to_string() } else { format!("{base}-{attempt}") };
-            match self.put_with(memory.clone().id(id), PutMode::CreateOnly) {
-                Err(Error::Conflict { .. }) => continue,
-                other => return other,
-            }
-        }
-        Err(Error::conflict(
-            format!("no free id for a memory of agent {}", profile.agent),
-            "give the memory a title of its own",
-        ))
+        let base = self.complete(memory.clone(), self.now())?.id;
+        self.put_new(memory, base.as_str())
     }
 
     /// The profile of `agent`, or a not-found error saying how to make one.
@@ -116,17 +104,10 @@ impl Memcore {
         }
     }
 
-    /// The memories `agent` owns, in store order.
+    /// The memories `agent` owns (its `agent` metadata names it), by collection and id.
     fn memories_of(&self, agent: &str) -> Result<Vec<MemorySummary>> {
-        let mut owned = Vec::new();
-        self.indexed.store().scan(None, &mut |item| {
-            if let Ok(memory) = item
-                && memory.metadata.get(AGENT_KEY).and_then(|v| v.as_str()) == Some(agent)
-            {
-                owned.push(memory.summary_view());
-            }
-            ControlFlow::Continue(())
-        })?;
-        Ok(owned)
+        let mut owned = ListOptions::new();
+        owned.filters.push(Filter::new(AGENT_KEY, [agent])?);
+        Ok(self.list(&owned)?.memories)
     }
 }

@@ -17,7 +17,7 @@ use crate::docs::{
     FeedbackRecord, IngestReport, Roots, canonical_root, clean_tags, place_of, record_of,
     record_ref,
 };
-use crate::{Collection, Error, Filter, Memory, MemoryRef, NewMemory, PutMode, Query, Result};
+use crate::{Collection, Error, Filter, Memory, MemoryRef, NewMemory, Query, Result};
 
 /// How far the feedback prior moves a score, either way.
 const FEEDBACK_WEIGHT: f64 = 0.1;
@@ -273,43 +273,30 @@ impl Memcore {
             Some(note) if !note.trim().is_empty() => note.clone(),
             _ => format!("Rated {} of 5.", request.rating),
         };
-        let base = format!("{}.{}", record.id, now.format("%Y%m%dt%H%M%S%.9f"));
-        for attempt in 1..=100 {
-            let id = if attempt == 1 { base.clone() } else { format!("{base}-{attempt}") };
-            let mut memory = NewMemory::new(content.clone())
-                .id(id)
-                .collection(FEEDBACK_COLLECTION)
-                .title(format!("Feedback on {}", record.title))
-                .kind(FEEDBACK_KIND);
-            memory.created_by.clone_from(&request.by);
-            memory.metadata.insert(DOCUMENT_KEY.into(), record.id.clone().into());
-            memory.metadata.insert("rating".into(), request.rating.into());
-            if let Some(chunk) = request.chunk {
-                // A chunk's rating holds for its generation: after a change, position 2 may
-                // be other text.
-                memory.metadata.insert("chunk".into(), chunk.into());
-                memory.metadata.insert("generation".into(), record.generation.clone().into());
-            }
-            match self.put_with(memory, PutMode::CreateOnly) {
-                Ok(stored) => {
-                    return Ok(FeedbackRecord {
-                        reference: stored.reference(),
-                        document: record.id,
-                        chunk: request.chunk,
-                        rating: request.rating,
-                        note: request.note.clone(),
-                        by: request.by.clone(),
-                        at: stored.created_at,
-                    });
-                }
-                Err(Error::Conflict { .. }) => continue,
-                Err(e) => return Err(e),
-            }
+        let mut memory = NewMemory::new(content)
+            .collection(FEEDBACK_COLLECTION)
+            .title(format!("Feedback on {}", record.title))
+            .kind(FEEDBACK_KIND);
+        memory.created_by.clone_from(&request.by);
+        memory.metadata.insert(DOCUMENT_KEY.into(), record.id.clone().into());
+        memory.metadata.insert("rating".into(), request.rating.into());
+        if let Some(chunk) = request.chunk {
+            // A chunk's rating holds for its generation: after a change, position 2 may be
+            // other text.
+            memory.metadata.insert("chunk".into(), chunk.into());
+            memory.metadata.insert("generation".into(), record.generation.clone().into());
         }
-        Err(Error::conflict(
-            format!("feedback on {} could not be given a free id", record.id),
-            "try again",
-        ))
+        let base = format!("{}.{}", record.id, now.format("%Y%m%dt%H%M%S%.9f"));
+        let stored = self.put_new(memory, &base)?;
+        Ok(FeedbackRecord {
+            reference: stored.reference(),
+            document: record.id,
+            chunk: request.chunk,
+            rating: request.rating,
+            note: request.note.clone(),
+            by: request.by.clone(),
+            at: stored.created_at,
+        })
     }
 
     /// The record of document `id`, or a not-found error saying how to list them.

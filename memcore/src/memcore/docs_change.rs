@@ -214,7 +214,10 @@ impl Memcore {
         let mut ids = BTreeMap::new();
         for path in paths {
             let source = read_source(roots, path, max_bytes)?;
-            self.check_source(&source, settings, &mut ids)?;
+            check_source(&source, settings, &mut ids)?;
+            if let Some(old) = self.document_record(&document_id(&source.relative))? {
+                check_same_source(&old, &source)?;
+            }
         }
         let mut seen = BTreeSet::new();
         let mut documents = Vec::new();
@@ -225,7 +228,9 @@ impl Memcore {
             if !seen.insert(source.relative.clone()) {
                 continue;
             }
-            self.check_source(&source, settings, &mut BTreeMap::new())?;
+            // The file may have changed since it was checked: the checks that need no store
+            // read again (the plan checks the record it reads anyway).
+            check_source(&source, settings, &mut BTreeMap::new())?;
             group_bytes += source.text.len();
             let (options, tags) = settings(&source);
             group.push(self.plan(source, options, tags)?);
@@ -238,47 +243,15 @@ impl Memcore {
         Ok(documents)
     }
 
-    /// Refuses a file that would not ingest: options out of range, no text, an id another
-    /// path of the request or another document already has.
-    fn check_source(
-        &self,
-        source: &Source,
-        settings: &dyn Fn(&Source) -> (ChunkOptions, Vec<String>),
-        ids: &mut BTreeMap<String, String>,
-    ) -> Result<()> {
-        settings(source).0.checked()?;
-        if source.text.trim().is_empty() {
-            return Err(Error::validation(
-                format!("document {} has no text", source.relative),
-                "ingest files with text in them",
-            ));
-        }
-        let id = document_id(&source.relative);
-        if let Some(other) = ids.insert(id.clone(), source.relative.clone())
-            && other != source.relative
-        {
-            return Err(Error::validation(
-                format!("{other} and {} would be the same document", source.relative),
-                "rename one of them (document ids ignore case and punctuation)",
-            ));
-        }
-        if let Some(old) = self.document_record(&id)?
-            && old.source != source.relative
-        {
-            return Err(Error::conflict(
-                format!("document id {id} is {}'s already", old.source),
-                format!("rename {}, or purge {id} first", source.relative),
-            ));
-        }
-        Ok(())
-    }
-
     /// What ingesting `source` needs: nothing when its record names the same generation and
     /// every chunk of it is there and active, else its chunks and record.
     fn plan(&self, source: Source, options: ChunkOptions, tags: Vec<String>) -> Result<Plan> {
         let id = document_id(&source.relative);
         let generation = generation(&source.sha256, source.format, options, &tags);
         let old = self.document_record(&id)?;
+        if let Some(old) = &old {
+            check_same_source(old, &source)?;
+        }
         if let Some(old) = &old
             && old.generation == generation
             && self.chunks_intact(old)?
@@ -383,4 +356,42 @@ impl Memcore {
     fn private_path(&self, name: &str) -> PathBuf {
         self.indexed.store().private_dir().join(name)
     }
+}
+
+/// A conflict when the document `old` is another file's than `source` (`A.md` and `a.md`
+/// have one id): never a silent replacement.
+fn check_same_source(old: &DocumentRecord, source: &Source) -> Result<()> {
+    if old.source == source.relative {
+        return Ok(());
+    }
+    Err(Error::conflict(
+        format!("document id {} is {}'s already", old.id, old.source),
+        format!("rename {}, or purge {} first", source.relative, old.id),
+    ))
+}
+
+/// Refuses a file that would not ingest: options out of range, no text, an id another
+/// path of the request has.
+fn check_source(
+    source: &Source,
+    settings: &dyn Fn(&Source) -> (ChunkOptions, Vec<String>),
+    ids: &mut BTreeMap<String, String>,
+) -> Result<()> {
+    settings(source).0.checked()?;
+    if source.text.trim().is_empty() {
+        return Err(Error::validation(
+            format!("document {} has no text", source.relative),
+            "ingest files with text in them",
+        ));
+    }
+    let id = document_id(&source.relative);
+    if let Some(other) = ids.insert(id.clone(), source.relative.clone())
+        && other != source.relative
+    {
+        return Err(Error::validation(
+            format!("{other} and {} would be the same document", source.relative),
+            "rename one of them (document ids ignore case and punctuation)",
+        ));
+    }
+    Ok(())
 }

@@ -32,6 +32,22 @@ impl Memcore {
         self.indexed.put_many(memories, &vectors, mode, None)
     }
 
+    /// Stores `memory` as a new memory with the id `base`, or `base-2`, `base-3`, ... when
+    /// that is taken: never replacing one (a rating, a memory of an agent's own).
+    pub(super) fn put_new(&self, memory: NewMemory, base: &str) -> Result<Memory> {
+        for attempt in 1..=100 {
+            let id = if attempt == 1 { base.to_owned() } else { format!("{base}-{attempt}") };
+            match self.put_with(memory.clone().id(id), PutMode::CreateOnly) {
+                Err(crate::Error::Conflict { .. }) => continue,
+                other => return other,
+            }
+        }
+        Err(crate::Error::conflict(
+            format!("no free id near {base} for a new memory"),
+            "give the memory an id or title of its own",
+        ))
+    }
+
     /// New memories as the store takes them: validated, with defaults and timestamps.
     pub(super) fn validate(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
         let now = self.now();

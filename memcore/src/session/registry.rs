@@ -18,9 +18,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub(crate) use crate::hex::sha256_hex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sha2::{Digest, Sha256};
 
 use super::records::{Manifest, VersionsFile};
 use crate::store::fsutil::{create_private_dir_all, write_atomic};
@@ -197,11 +197,6 @@ fn damaged(path: &Path, why: String) -> Error {
         why,
         "restore the file from a backup, or remove the registry entry",
     )
-}
-
-/// The SHA-256 of `bytes`, in hex.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    crate::hex::hex(&Sha256::digest(bytes))
 }
 
 /// A JSON file read into `T`; `None` when it does not exist.
