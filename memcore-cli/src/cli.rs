@@ -176,6 +176,10 @@ pub(crate) enum Command {
     /// agent's own
     #[command(subcommand)]
     Agent(AgentCommand),
+    /// The project's manifest (project.json in the store): scaffold it, show it with the
+    /// policy in force, trust its summary command
+    #[command(subcommand)]
+    Project(ProjectCommand),
     /// Run as a Claude Code lifecycle hook: read the event's JSON on stdin, write the
     /// answer's JSON on stdout (never fails the agent: on any error `{"continue": true}`);
     /// `hook install` prints or merges the hook settings for Claude Code
@@ -841,6 +845,55 @@ pub(crate) struct AgentRememberArgs {
     /// Its tags (comma-separated)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     pub(crate) tags: Vec<String>,
+}
+
+/// `project`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ProjectCommand {
+    /// Write the project's manifest; what is not given is the policy in force (it never
+    /// replaces a manifest: edit that one)
+    Init(ProjectInitArgs),
+    /// Show the manifest, the retention and summary policy in force, agents, documents and
+    /// the newest sessions
+    Info,
+    /// Trust the manifest's summary command on this machine (read it first: it runs a
+    /// program); a changed command or script needs trust again
+    Trust,
+}
+
+/// `project init`.
+#[derive(Debug, Args)]
+pub(crate) struct ProjectInitArgs {
+    /// The project's id (default: the project directory's name)
+    #[arg(long = "id", value_name = "SLUG")]
+    pub(crate) project_id: Option<String>,
+    /// Its name for people
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// What it is about
+    #[arg(long)]
+    pub(crate) description: Option<String>,
+    /// Its default agents (comma-separated ids)
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub(crate) agents: Vec<String>,
+    /// Turns a live session keeps verbatim
+    #[arg(long, value_name = "N")]
+    pub(crate) hot_context_turns: Option<usize>,
+    /// Days a memory stays warm before compaction
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) warm_window_days: Option<u32>,
+    /// Days unchanged before the lifecycle archives a memory
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) archive_after_days: Option<u32>,
+    /// How summaries are made: heuristic (default), command, none
+    #[arg(long, value_name = "MODE")]
+    pub(crate) summary_mode: Option<String>,
+    /// Mode command: the program, then its arguments (after --, run without a shell)
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) summary_command: Vec<String>,
+    /// Mode command: how long it may take, in milliseconds (default 30000)
+    #[arg(long, value_name = "MS")]
+    pub(crate) summary_timeout_ms: Option<u64>,
 }
 
 /// `docs`.

@@ -1143,6 +1143,35 @@ impl PyMemcore {
         self.call_record(py, "agent_remember", request, "Memory")
     }
 
+    /// Writes the project's manifest (`project.json` in the store) and returns the
+    /// `ProjectInfo`. Options: `project_id`, `display_name`, `description`, `default_agents`,
+    /// `hot_context_turns`, `warm_window_days`, `archive_after_days`, `summary_mode`
+    /// (`"heuristic"`, `"command"`, `"none"`), `summary_command` (the program and its
+    /// arguments, run without a shell), `summary_timeout_ms`; what is left out is the policy
+    /// in force. Raises `ConflictError` when a manifest exists. It applies from the next open.
+    #[pyo3(signature = (**options))]
+    fn project_init(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({}))?;
+        self.call_record(py, "project_init", request, "ProjectInfo")
+    }
+
+    /// The project: its manifest (a dict, every key kept), the policy in force, its agents,
+    /// documents and newest sessions, as a `ProjectInfo`.
+    fn project_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "project_info", json!({}), "ProjectInfo")
+    }
+
+    /// Trusts the manifest's summary command on this machine (mode `command` runs a program
+    /// only once trusted): read it first. Raises `ValidationError` when the manifest names
+    /// no command.
+    fn project_trust(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "project_trust", json!({}), "ProjectInfo")
+    }
+
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
     /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memcore::api::MemoryRecord;
-use memcore::{agent, capture, compose, decay, docs, links, session};
+use memcore::{agent, capture, compose, decay, docs, links, project, session};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -284,6 +284,8 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<docs::FeedbackRecord>("FeedbackRecord", &["document", "chunk", "rating"], None),
     kind::<agent::AgentProfile>("AgentProfile", &["agent", "name"], None),
     kind::<agent::AgentView>("AgentView", &["profile.agent", "total"], Some("memories")),
+    kind::<project::ProjectPolicy>("ProjectPolicy", &["backend", "summary_mode"], None),
+    kind::<project::ProjectInfo>("ProjectInfo", &["project_dir", "#agents", "documents"], None),
 ];
 
 /// The index in [`KINDS`] of the class called `name`; a name not there is a bug in the

@@ -129,6 +129,9 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "agent_set": lambda s, r: s.agent_set(**r),
     "agent_profile": lambda s, r: s.agent_profile(**r),
     "agent_remember": lambda s, r: s.agent_remember(**r),
+    "project_init": lambda s, r: s.project_init(**r),
+    "project_info": lambda s, r: s.project_info(),
+    "project_trust": lambda s, r: s.project_trust(),
 }
 
 

@@ -101,6 +101,7 @@ pub enum Backend {
 ///   hot_context_turns: 12
 ///   hot_summary_tokens: 300
 ///   warm_window_days: 120
+///   rolling_summary: true
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -112,6 +113,10 @@ pub struct TieredConfig {
     pub hot_summary_tokens: usize,
     /// Days a memory stays in the warm tier before compaction demotes it to the cold one.
     pub warm_window_days: u32,
+    /// Whether turns leaving a live session's window roll into its summary (else they leave
+    /// its context; the transcript keeps them). A manifest's summary mode `none` turns it
+    /// off.
+    pub rolling_summary: bool,
 }
 
 impl Default for TieredConfig {
@@ -120,6 +125,7 @@ impl Default for TieredConfig {
             hot_context_turns: crate::store::DEFAULT_HOT_CONTEXT_TURNS,
             hot_summary_tokens: crate::store::DEFAULT_HOT_SUMMARY_TOKENS,
             warm_window_days: 120,
+            rolling_summary: true,
         }
     }
 }

@@ -81,6 +81,7 @@ mod indexed;
 pub mod links;
 mod memcore;
 mod memory;
+pub mod project;
 mod search;
 pub mod session;
 mod store;

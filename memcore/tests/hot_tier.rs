@@ -154,7 +154,8 @@ impl memcore::session::Summarizer for Panics {
 fn a_summariser_that_says_too_much_is_cut_and_one_that_panics_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let long = "The committee talked at length about the budget and the forecast. ".repeat(8);
-    let hot = HotTier::open(dir.path(), 1).unwrap().with_summarizer(std::sync::Arc::new(Echo), 100);
+    let hot =
+        HotTier::open(dir.path(), 1).unwrap().with_summarizer(Some(std::sync::Arc::new(Echo)), 100);
     hot.start("echo", at(0)).unwrap();
     for _ in 0..30 {
         hot.add_turn("echo", "chair", &long, at(1)).unwrap();
@@ -165,8 +166,9 @@ fn a_summariser_that_says_too_much_is_cut_and_one_that_panics_changes_nothing() 
     assert!(summary.len() < 1_200, "{} bytes", summary.len());
 
     let dir = tempfile::tempdir().unwrap();
-    let hot =
-        HotTier::open(dir.path(), 1).unwrap().with_summarizer(std::sync::Arc::new(Panics), 10);
+    let hot = HotTier::open(dir.path(), 1)
+        .unwrap()
+        .with_summarizer(Some(std::sync::Arc::new(Panics)), 10);
     hot.start("p", at(0)).unwrap();
     hot.add_turn("p", "a", &long, at(1)).unwrap();
     let before = hot.get("p").unwrap();

@@ -14,6 +14,7 @@ mod init;
 mod links;
 mod model;
 mod notes;
+mod project;
 mod read;
 mod search;
 mod stats;
@@ -64,6 +65,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Retain(args) => tiers::retain(&open(global, out)?, args, out),
         Command::Purge(args) => tiers::purge(&open(global, out)?, args, out),
         Command::Agent(command) => agents::run(&open(global, out)?, command, out),
+        Command::Project(command) => project::run(&open(global, out)?, command, out),
         Command::Docs(command) => docs::run(&open(global, out)?, command, out),
         Command::Hook(command) => hook::command(global, command, out),
         Command::Mcp(args) => {

@@ -36,6 +36,10 @@ const AGENT_TOOLS: [&str; 18] = [
     "docs_search",
 ];
 
+/// Operations never offered as tools: trusting a program to run is the user's decision, not
+/// an agent's (`memcore project trust` at a terminal).
+const USER_ONLY: [&str; 1] = ["project_trust"];
+
 /// The operations offered as tools, in the registry's order.
 #[derive(Debug, Clone)]
 pub(crate) struct Catalogue {
@@ -43,24 +47,34 @@ pub(crate) struct Catalogue {
 }
 
 impl Catalogue {
-    /// The tools `--tools` names: none given means the agent set, `all` every operation,
-    /// otherwise the operations named.
+    /// The tools `--tools` names: none given means the agent set, `all` every operation but
+    /// the user's own ([`USER_ONLY`]), otherwise the operations named.
     ///
     /// # Errors
     ///
-    /// A usage failure naming an operation that does not exist.
+    /// A usage failure naming an operation that does not exist or is the user's own.
     pub(crate) fn select(names: &[String]) -> Result<Self, Failure> {
         let wanted: Vec<&str> = match names {
             [] => AGENT_TOOLS.to_vec(),
             [all] if all == "all" => OPERATIONS.iter().map(|entry| entry.name).collect(),
             names => {
                 for name in names {
-                    operation(name.trim())?;
+                    let name = name.trim();
+                    operation(name)?;
+                    if USER_ONLY.contains(&name) {
+                        return Err(Failure::usage(
+                            format!("{name} is never offered over MCP"),
+                            format!("run `memcore {}` yourself", name.replace('_', " ")),
+                        ));
+                    }
                 }
                 names.iter().map(|name| name.trim()).collect()
             }
         };
-        let entries = OPERATIONS.iter().filter(|entry| wanted.contains(&entry.name)).collect();
+        let entries = OPERATIONS
+            .iter()
+            .filter(|entry| wanted.contains(&entry.name) && !USER_ONLY.contains(&entry.name))
+            .collect();
         Ok(Self { entries })
     }
 
@@ -115,7 +129,8 @@ mod tests {
     fn every_operation_is_a_tool_with_object_schemas() {
         let catalogue = Catalogue::select(&["all".to_owned()]).expect("all");
         let tools = catalogue.tools();
-        assert_eq!(tools.len(), OPERATIONS.len());
+        assert_eq!(tools.len(), OPERATIONS.len() - USER_ONLY.len());
+        assert!(Catalogue::select(&["project_trust".to_owned()]).is_err());
         for tool in tools {
             assert_eq!(tool.input_schema.get("type"), Some(&"object".into()), "{}", tool.name);
             let output = tool.output_schema.as_ref().expect("an output schema");

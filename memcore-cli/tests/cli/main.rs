@@ -23,6 +23,7 @@ mod history;
 mod hook;
 mod links;
 mod maintenance;
+mod manifest;
 mod mcp;
 mod memories;
 mod operations;

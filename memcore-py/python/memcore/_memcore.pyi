@@ -160,6 +160,8 @@ __all__ = [
     "FeedbackRecord",
     "AgentProfile",
     "AgentView",
+    "ProjectInfo",
+    "ProjectPolicy",
     "Memcore",
     "open",
     "operations",
@@ -1672,6 +1674,50 @@ class AgentView(SequenceRecord[MemorySummary]):
     @property
     def total(self) -> int: ...
 
+_SummaryMode = Literal["heuristic", "command", "none"]
+
+@final
+class ProjectPolicy(Record):
+    """The policy a store follows: its project manifest over its config."""
+
+    @property
+    def backend(self) -> str: ...
+    @property
+    def hot_context_turns(self) -> int: ...
+    @property
+    def hot_summary_tokens(self) -> int: ...
+    @property
+    def warm_window_days(self) -> int: ...
+    @property
+    def archive_after_days(self) -> float: ...
+    @property
+    def summary_mode(self) -> _SummaryMode: ...
+    @property
+    def summary_command(self) -> tuple[str, ...]: ...
+    @property
+    def command_trusted(self) -> bool | None: ...
+
+@final
+class ProjectInfo(Record):
+    """What `Memcore.project_info` shows: the manifest, the policy in force, agents, documents."""
+
+    @property
+    def project_dir(self) -> str: ...
+    @property
+    def manifest_path(self) -> str: ...
+    @property
+    def manifest(self) -> dict[str, Any] | None: ...
+    @property
+    def policy(self) -> ProjectPolicy: ...
+    @property
+    def agents(self) -> tuple[str, ...]: ...
+    @property
+    def documents(self) -> int: ...
+    @property
+    def recent_sessions(self) -> tuple[TimelineEntry, ...]: ...
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
 @final
 class Memcore:
     """An open memory store; thread-safe. Use as a context manager or call `close()`."""
@@ -2076,6 +2122,25 @@ class Memcore:
         tags: Iterable[str] | None = None,
     ) -> Memory:
         """Stores a memory of the agent's own."""
+    def project_init(
+        self,
+        *,
+        project_id: str | None = None,
+        display_name: str | None = None,
+        description: str | None = None,
+        default_agents: Iterable[str] | None = None,
+        hot_context_turns: int | None = None,
+        warm_window_days: int | None = None,
+        archive_after_days: int | None = None,
+        summary_mode: _SummaryMode | None = None,
+        summary_command: Iterable[str] | None = None,
+        summary_timeout_ms: int | None = None,
+    ) -> ProjectInfo:
+        """Writes the project's manifest (project.json in the store)."""
+    def project_info(self) -> ProjectInfo:
+        """The project: manifest, policy in force, agents, documents, newest sessions."""
+    def project_trust(self) -> ProjectInfo:
+        """Trusts the manifest's summary command on this machine."""
     def set_summarizer(
         self, summarizer: Callable[[dict[str, Any]], str] | None, *, name: str | None = None
     ) -> None:

@@ -20,6 +20,7 @@ use crate::docs::{
     DocsSearchRequest, DocumentHits, DocumentListing, DocumentPurged, FeedbackRecord, IngestReport,
 };
 use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
+use crate::project::{ProjectInfo, ProjectInitRequest};
 use crate::session::{
     CompositionRecord, CompressionRecord, PruneResult, SessionAddRequest, SessionComposeRequest,
     SessionCompressRequest, SessionEndReport, SessionEndRequest, SessionListing,
@@ -89,6 +90,9 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<AgentSet>(),
     OperationEntry::of::<AgentProfileOp>(),
     OperationEntry::of::<AgentRemember>(),
+    OperationEntry::of::<ProjectInit>(),
+    OperationEntry::of::<ProjectInfoOp>(),
+    OperationEntry::of::<ProjectTrust>(),
 ];
 
 /// The [`Access`] an operation declares: `reads` or `writes`.
@@ -563,4 +567,27 @@ operation! {
     |memcore, request: AgentRememberRequest| -> MemoryRecord {
         Ok(MemoryRecord::of(memcore.agent_remember(&request)?))
     }
+}
+
+operation! {
+    /// `project_init`: [`Memcore::project_init`].
+    ProjectInit = "project_init" (writes),
+    "Write the project's manifest (project.json in the store: id, agents, retention, summary \
+     mode); what is left out is the policy in force",
+    |memcore, request: ProjectInitRequest| -> ProjectInfo { memcore.project_init(&request) }
+}
+
+operation! {
+    /// `project_info`: [`Memcore::project_info`].
+    ProjectInfoOp = "project_info" (reads),
+    "Show the project's manifest, the retention and summary policy in force, its agents, \
+     documents and newest sessions",
+    |memcore, _request: NoArguments| -> ProjectInfo { memcore.project_info() }
+}
+
+operation! {
+    /// `project_trust`: [`Memcore::project_trust`].
+    ProjectTrust = "project_trust" (writes),
+    "Trust the manifest's summary command on this machine (it runs only once trusted)",
+    |memcore, _request: NoArguments| -> ProjectInfo { memcore.project_trust() }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::project::ProjectState;
 use super::{Clock, Memcore};
 use crate::config::{self, Backend, Config, Location, Scope};
 use crate::index::EmbedderChoice;
@@ -31,6 +32,7 @@ pub struct MemcoreBuilder {
     embedder: Option<Arc<dyn Embedder>>,
     installed_model: Option<ModelFiles>,
     summarizer: Option<Arc<dyn Summarizer>>,
+    trusted_commands: Option<PathBuf>,
 }
 
 impl fmt::Debug for MemcoreBuilder {
@@ -146,15 +148,23 @@ impl MemcoreBuilder {
         self
     }
 
+    /// Where the summary commands this machine's user trusts are recorded (default
+    /// `trusted-commands.json` in the global root): see [`crate::project::TrustedCommands`].
+    pub fn trusted_commands(mut self, file: impl Into<PathBuf>) -> Self {
+        self.trusted_commands = Some(file.into());
+        self
+    }
+
     /// Resolves the location and opens the store (creating its directory if needed) and its
     /// indexes (replaying work a crash interrupted; rebuilding a damaged index).
     pub fn open(self) -> Result<Memcore> {
-        let (store, location) = match self.store {
+        let (store, location, project) = match self.store {
             Some(store) => {
                 let config = self.config.unwrap_or_default();
-                let location =
+                let mut location =
                     Location { root: store.root().to_path_buf(), config_file: None, config };
-                (store, location)
+                let project = ProjectState::load(&mut location, self.trusted_commands)?;
+                (store, location, project)
             }
             None => {
                 let mut location = match self.path {
@@ -175,7 +185,9 @@ impl MemcoreBuilder {
                 if let Some(backend) = self.backend {
                     location.config.backend = backend;
                 }
-                (open_backend(&location)?, location)
+                // The manifest's retention is in the config before the backend reads it.
+                let project = ProjectState::load(&mut location, self.trusted_commands)?;
+                (open_backend(&location)?, location, project)
             }
         };
         location.config.validate()?;
@@ -198,6 +210,7 @@ impl MemcoreBuilder {
             clock: self.clock.unwrap_or_else(|| Arc::new(crate::now)),
             opened,
             summarizer: parking_lot::RwLock::new(self.summarizer),
+            project,
         };
         memcore.finish_merges();
         memcore.finish_document_changes();

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use super::Memcore;
 use super::tiers::{SESSIONS_COLLECTION, is_session_memory};
-use crate::session::condense;
 use crate::store::tiered::compaction::{
     DIGEST_TOKENS, Group, cold_id, digest, folded, is_digest, plan, summary_input,
 };
@@ -106,9 +105,8 @@ impl Memcore {
         let updated = if fresh.is_empty() {
             None
         } else {
-            let summarizer = self.summarizer_or_default();
             let input = summary_input(existing, fresh);
-            let summary = condense(summarizer.as_ref(), input, DIGEST_TOKENS)?;
+            let summary = self.summarize_automatically(input, DIGEST_TOKENS)?;
             let digest = digest(group, existing, fresh, &summary);
             self.complete(digest.clone(), self.now())?;
             Some(digest)

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use super::Memcore;
 use super::docs_change::Pending;
-use crate::config::PROJECT_CONFIG_NAMES;
 use crate::docs::{
     CHUNKS_COLLECTION, ChunkOptions, DEFAULT_MAX_DOCUMENT_BYTES, DOCUMENT_KEY,
     DOCUMENTS_COLLECTION, DocsFeedbackRequest, DocsIngestRequest, DocsListRequest,
@@ -371,22 +370,7 @@ impl Memcore {
     /// config file, else the directory holding the store), or `root` inside it. A caller
     /// cannot widen it: over MCP, a client naming `/` must not read the machine.
     fn documents_roots(&self, root: Option<&str>) -> Result<Roots> {
-        let location = self.location();
-        let project_config = location.config_file.as_deref().filter(|file| {
-            file.file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| PROJECT_CONFIG_NAMES.contains(&name))
-        });
-        let parent = match project_config {
-            Some(file) => file.parent(),
-            None => location.root.parent(),
-        };
-        // A store opened as `.memcore` has the parent `` (the working directory).
-        let project = match parent {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            Some(_) => PathBuf::from("."),
-            None => location.root.clone(),
-        };
+        let project = crate::project::project_dir(self.location());
         let project = canonical_root(&project)?;
         let Some(root) = root else { return Ok(Roots::project(project)) };
         let root = canonical_root(&project.join(root))?;

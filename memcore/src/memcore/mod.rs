@@ -19,6 +19,7 @@ mod git;
 mod history;
 mod links;
 mod maintain;
+mod project;
 mod purge;
 mod read;
 mod recall;
@@ -83,6 +84,8 @@ pub struct Memcore {
     opened: Vec<Maintenance>,
     /// The summariser compressions use when asked for the callback (`None`: extractive).
     summarizer: parking_lot::RwLock<Option<Arc<dyn crate::session::Summarizer>>>,
+    /// The project's manifest and the summariser it names.
+    project: project::ProjectState,
 }
 
 impl std::fmt::Debug for Memcore {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::Memcore;
 use super::tiers::{SESSIONS_COLLECTION, is_session_memory};
 use crate::decay::is_pinned;
-use crate::session::condense;
 use crate::session::registry::check_name;
 use crate::store::tiered::compaction::{DIGEST_TOKENS, Group, digest, is_digest, summary_input};
 use crate::store::{ArchivedRecord, AuditRecord, PurgeRequest, Tiers};
@@ -213,9 +212,8 @@ impl Memcore {
                     let period = id.strip_prefix("digest-").unwrap_or_default().to_owned();
                     let group = Group { digest: reference.clone(), period, members };
                     let fresh: Vec<&Memory> = group.members.iter().map(AsRef::as_ref).collect();
-                    let summarizer = self.summarizer_or_default();
                     let input = summary_input(None, &fresh);
-                    let summary = condense(summarizer.as_ref(), input, DIGEST_TOKENS)?;
+                    let summary = self.summarize_automatically(input, DIGEST_TOKENS)?;
                     self.put_with(digest(&group, None, &fresh, &summary), PutMode::Upsert)?;
                 }
             }

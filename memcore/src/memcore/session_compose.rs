@@ -178,12 +178,12 @@ impl Memcore {
     fn choose_summarizer(&self, choice: SummarizerChoice) -> Result<Arc<dyn Summarizer>> {
         let set = self.summarizer.read().clone();
         match (choice, set) {
-            (SummarizerChoice::Extractive, _) | (SummarizerChoice::Auto, None) => {
-                Ok(Arc::new(ExtractiveSummarizer))
+            (SummarizerChoice::Extractive, _) => Ok(Arc::new(ExtractiveSummarizer)),
+            // Asked for, a summary is made even in the manifest's mode `none`.
+            (SummarizerChoice::Auto, _) => {
+                Ok(self.automatic_summarizer().unwrap_or_else(|| Arc::new(ExtractiveSummarizer)))
             }
-            (SummarizerChoice::Auto | SummarizerChoice::Callback, Some(summarizer)) => {
-                Ok(summarizer)
-            }
+            (SummarizerChoice::Callback, Some(summarizer)) => Ok(summarizer),
             (SummarizerChoice::Callback, None) => Err(Error::validation(
                 "the callback summariser was asked for, but none is set on this handle",
                 "set one first (set_summarizer in Rust and Python, memcore_set_summarizer in C), \

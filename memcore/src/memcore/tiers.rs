@@ -3,12 +3,10 @@
 //! the cold tier, its summary, action items and notes to the warm one, an entry on the
 //! timeline), and listing the timeline.
 
-use std::sync::Arc;
-
 use super::Memcore;
 use crate::SESSION_KEY;
 use crate::concurrent::alongside;
-use crate::session::{ExtractiveSummarizer, Summarizer, condense};
+
 use crate::store::tiered::MAX_RECORDED_QUERY_CHARS;
 use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
@@ -153,7 +151,6 @@ impl Memcore {
                 "give topics as short labels without line breaks (they become tags)",
             ));
         }
-        let summarizer = self.summarizer_or_default();
         let now = self.now();
         tiers.hot().end_with(&request.session, |session, turns| {
             let id = session.session_id.as_str();
@@ -165,7 +162,7 @@ impl Memcore {
                 || {
                     let messages = as_messages(&session.summary, &session.turns);
                     let budget = tiers.settings().hot_summary_tokens;
-                    let summary = condense(summarizer.as_ref(), messages, budget)?;
+                    let summary = self.summarize_automatically(messages, budget)?;
                     self.put_many(warm_entries(session, &summary, &request.topics))
                 },
                 || {
@@ -211,11 +208,6 @@ impl Memcore {
         Ok(entries
             .iter()
             .any(|e| e.kind == TimelineKind::Session && e.session_id.as_deref() == Some(id)))
-    }
-
-    /// The handle's summariser, else the built-in extractive one.
-    pub(super) fn summarizer_or_default(&self) -> Arc<dyn Summarizer> {
-        self.summarizer.read().clone().unwrap_or_else(|| Arc::new(ExtractiveSummarizer))
     }
 
     /// The hot and cold tiers and the timeline, if the store is tiered: for reads of a live

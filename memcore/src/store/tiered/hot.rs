@@ -166,7 +166,7 @@ pub struct HotTier {
     dir: PathBuf,
     context_turns: usize,
     summary_tokens: usize,
-    summarizer: Arc<dyn Summarizer>,
+    summarizer: Option<Arc<dyn Summarizer>>,
     sessions: RwLock<HashMap<String, Arc<Slot>>>,
 }
 
@@ -238,13 +238,18 @@ impl HotTier {
             dir,
             context_turns: context_turns.max(1),
             summary_tokens: DEFAULT_HOT_SUMMARY_TOKENS,
-            summarizer: Arc::new(ExtractiveSummarizer),
+            summarizer: Some(Arc::new(ExtractiveSummarizer)),
             sessions: RwLock::new(sessions),
         })
     }
 
-    /// The same tier, summarising evicted turns with `summarizer` into about `tokens` tokens.
-    pub fn with_summarizer(mut self, summarizer: Arc<dyn Summarizer>, tokens: usize) -> Self {
+    /// The same tier, summarising evicted turns with `summarizer` into about `tokens` tokens;
+    /// with `None`, evicted turns leave the session's context unsummarised.
+    pub fn with_summarizer(
+        mut self,
+        summarizer: Option<Arc<dyn Summarizer>>,
+        tokens: usize,
+    ) -> Self {
         self.summarizer = summarizer;
         self.summary_tokens = tokens.max(1);
         self
@@ -541,7 +546,12 @@ impl HotTier {
 
     /// The rolling summary once `evicted` leaves the verbatim turns.
     fn roll(&self, summary: &str, evicted: &[HotTurn]) -> Result<String> {
-        condense(self.summarizer.as_ref(), as_messages(summary, evicted), self.summary_tokens)
+        match &self.summarizer {
+            Some(summarizer) => {
+                condense(summarizer.as_ref(), as_messages(summary, evicted), self.summary_tokens)
+            }
+            None => Ok(String::new()),
+        }
     }
 
     fn snapshot(&self, session_id: &str) -> PathBuf {

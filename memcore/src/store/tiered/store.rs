@@ -42,8 +42,12 @@ impl Tiers {
         lock_timeout: Duration,
     ) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
-        let hot = HotTier::open(dir.join("hot"), settings.hot_context_turns)?
-            .with_summarizer(Arc::new(ExtractiveSummarizer), settings.hot_summary_tokens);
+        let hot = HotTier::open(dir.join("hot"), settings.hot_context_turns)?.with_summarizer(
+            settings
+                .rolling_summary
+                .then(|| Arc::new(ExtractiveSummarizer) as Arc<dyn crate::session::Summarizer>),
+            settings.hot_summary_tokens,
+        );
         let cold = ColdArchive::open(dir.join("cold"), lock_timeout)?;
         let timeline = Timeline::open(dir.join("timeline.jsonl"), lock_timeout);
         let audit = AuditLog::open(dir.join("audit.jsonl"), lock_timeout);
