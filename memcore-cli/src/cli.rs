@@ -204,7 +204,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
     /// The tools to offer: comma-separated operation names (`memcore operations` lists
-    /// them), or `all` (default: the eighteen an agent uses while it works; `all` adds
+    /// them), or `all` (default: the nineteen an agent uses while it works; `all` adds
     /// history, sessions and index upkeep)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(crate) tools: Vec<String>,
@@ -696,6 +696,35 @@ pub(crate) enum SessionCommand {
     /// End a live session: transcript to the cold tier, summary, action items and notes to
     /// the warm tier (sessions/ID), an entry on the timeline
     End(SessionEndArgs),
+    /// Retrieve into a live session: KEYWORDS, or with --output the `<<retrieve: ...>>`
+    /// markers of an agent's output; prints the [Doc 1]-labelled passages appended to its
+    /// context
+    Retrieve(SessionRetrieveArgs),
+}
+
+/// `session retrieve`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("what").required(true).args(["keywords", "output"])))]
+pub(crate) struct SessionRetrieveArgs {
+    /// The live session
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// What to look for
+    #[arg(value_name = "KEYWORDS")]
+    pub(crate) keywords: Option<String>,
+    /// An agent's output whose `<<retrieve: ...>>` markers say what to look for (a file, or
+    /// `-` for standard input)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output: Option<std::path::PathBuf>,
+    /// The agent asking (one of the session's): its view
+    #[arg(long, value_name = "AGENT")]
+    pub(crate) agent: Option<String>,
+    /// At most this many passages per query
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub(crate) limit: usize,
+    /// How to rank the warm tier: hybrid, semantic or text
+    #[arg(long, default_value = "hybrid", value_parser = mode_parser())]
+    pub(crate) mode: SearchMode,
 }
 
 /// `session start`.

@@ -952,6 +952,25 @@ impl PyMemcore {
         self.call_record(py, "recall", request, "RecallResults")
     }
 
+    /// Retrieves into the live session `session` mid-conversation: for `keywords`, or for
+    /// each `<<retrieve: ...>>` marker of an agent's `output`, searches the warm tier then the
+    /// cold one, appends each passage to the session's context under its label (`Doc 1`,
+    /// ... for documents' chunks, `M1`, ... for other evidence; stable within the session)
+    /// and records the query in its retrieval history. Returns a `Retrieval` (a sequence of
+    /// `RetrievedPassage`, with `context` ready for a prompt). Options: `agent`, `limit`
+    /// (per query, default 3), `tier`, `mode`.
+    #[pyo3(signature = (session, keywords=None, **options))]
+    fn retrieve(
+        &self,
+        py: Python<'_>,
+        session: &str,
+        keywords: Option<&str>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let request = request(options, json!({"session": session, "keywords": keywords}))?;
+        self.call_record(py, "retrieve", request, "Retrieval")
+    }
+
     /// The timeline of ended sessions and events, oldest first, as a `TimelineListing`.
     /// Options: `agent`, `since`, `until` (datetimes or ISO 8601 strings).
     #[pyo3(signature = (**options))]

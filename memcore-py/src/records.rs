@@ -270,6 +270,8 @@ pub(crate) const KINDS: &[Kind] = &[
     kind::<memcore::AuditRecord>("AuditRecord", &["target", "at", "warm", "cold"], None),
     kind::<memcore::RecallHit>("RecallHit", &["label", "tier", "source", "title"], None),
     kind::<memcore::RecallResults>("RecallResults", &["mode", "#hits"], Some("hits")),
+    kind::<memcore::RetrievedPassage>("RetrievedPassage", &["label", "source", "title"], None),
+    kind::<memcore::Retrieval>("Retrieval", &["#queries", "#passages"], Some("passages")),
     kind::<docs::DocumentRecord>("DocumentRecord", &["id", "source", "#chunks"], None),
     kind::<docs::IngestedDocument>("IngestedDocument", &["outcome", "document.id"], None),
     kind::<docs::IngestReport>("IngestReport", &["len"], Some("documents")),

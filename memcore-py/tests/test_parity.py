@@ -81,6 +81,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "restore": _restore,
     "search": lambda s, r: s.search(**r),
     "recall": lambda s, r: s.recall(**r),
+    "retrieve": lambda s, r: s.retrieve(**r),
     "list": lambda s, r: s.list(**r),
     "collections": lambda s, r: {"collections": s.collections()},
     "versions": lambda s, r: {"versions": s.versions(r["ref"])},

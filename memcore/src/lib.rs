@@ -120,9 +120,9 @@ pub use store::{
     ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotEvidence, HotNote,
     HotRetrieval, HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest,
-    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, Tier, TierScope,
-    TieredStore, Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind, TimelineListing,
-    TimelineRequest,
+    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, Retrieval,
+    RetrieveRequest, RetrievedPassage, Tier, TierScope, TieredStore, Tiers, Timeline,
+    TimelineEntry, TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
 };
 pub use store::{
     ChangeFeed, CommitAttachment, DEFAULT_NAMESPACES, FileStore, GitNotesStore, Hydration,

@@ -120,6 +120,7 @@ pub(super) fn session(
         SessionCommand::Note(args) => tiers::note(memcore, args, out),
         SessionCommand::Live(args) => tiers::live(memcore, &args.session, out),
         SessionCommand::End(args) => tiers::end(memcore, args, out),
+        SessionCommand::Retrieve(args) => tiers::retrieve(memcore, args, out),
         SessionCommand::Compress(args) => compress(memcore, args, out),
         SessionCommand::Compose(args) => compose_sessions(memcore, args, out),
         SessionCommand::Prune(args) => {

@@ -1,4 +1,4 @@
-//! `session start|turn|note|live|end`, `timeline`, `compact`, `retain` and `purge`: live
+//! `session start|turn|note|live|end|retrieve`, `timeline`, `compact`, `retain` and `purge`: live
 //! sessions, compaction, pinning and purging of a tiered store.
 
 use std::path::Path;
@@ -6,11 +6,14 @@ use std::path::Path;
 use memcore::session::{
     SessionEndRequest, SessionNoteRequest, SessionStartRequest, SessionTurnRequest,
 };
-use memcore::{CompactRequest, HotSession, Memcore, PurgeRequest, RetainRequest, TimelineRequest};
+use memcore::{
+    CompactRequest, HotSession, Memcore, PurgeRequest, RetainRequest, RetrieveRequest,
+    TimelineRequest,
+};
 
 use crate::cli::{
-    CompactArgs, PurgeArgs, RetainArgs, SessionEndArgs, SessionNoteArgs, SessionStartArgs,
-    SessionTurnArgs, TimelineArgs,
+    CompactArgs, PurgeArgs, RetainArgs, SessionEndArgs, SessionNoteArgs, SessionRetrieveArgs,
+    SessionStartArgs, SessionTurnArgs, TimelineArgs,
 };
 use crate::failure::Failure;
 use crate::input;
@@ -138,6 +141,40 @@ pub(super) fn end(
         report.turns,
         memories.join(", ")
     ))
+}
+
+/// `session retrieve ID [KEYWORDS] [--output FILE]`: the passages appended, as the prompt
+/// context they make.
+pub(super) fn retrieve(
+    memcore: &Memcore,
+    args: SessionRetrieveArgs,
+    out: &mut Output,
+) -> Result<(), Failure> {
+    let mut request = match (args.keywords, args.output) {
+        (Some(keywords), _) => RetrieveRequest::keywords(args.session, keywords),
+        (None, Some(path)) => {
+            let limit = memcore.config().limits.max_content_bytes as u64;
+            let output = input::read_text(&path, limit, "an agent's output may have")?;
+            RetrieveRequest::output(args.session, output)
+        }
+        (None, None) => unreachable!("clap requires KEYWORDS or --output"),
+    };
+    request.agent = args.agent;
+    request = request.limit(args.limit).mode(args.mode);
+    let retrieval = memcore.retrieve(&request)?;
+    for warning in &retrieval.warnings {
+        out.warn(warning);
+    }
+    if out.json() {
+        return out.print_json(&retrieval);
+    }
+    if retrieval.passages.is_empty() {
+        let asked =
+            if retrieval.queries.is_empty() { "no retrieval asked for" } else { "nothing found" };
+        out.note(asked);
+        return Ok(());
+    }
+    out.line(&retrieval.context)
 }
 
 /// `timeline`.

@@ -13,9 +13,10 @@ use crate::failure::Failure;
 /// 001's nine (create `put`, read `get`, `update`, `append`, `delete`, `search`, search linked
 /// `search` with `linked_to` and `backlinks`, `stats`, `merge`), the way back (`restore`),
 /// browsing (`list`, `links`), the engines (`capture`, `compose`, `lifecycle`,
-/// `transition`) and `recall` (labelled evidence across a tiered store's tiers). Index
-/// upkeep, history and sessions are one `--tools all` away.
-const AGENT_TOOLS: [&str; 18] = [
+/// `transition`), `recall` (labelled evidence across a tiered store's tiers), `retrieve`
+/// (passages into a live session, mid-conversation) and `docs_search`. Index upkeep,
+/// history and sessions are one `--tools all` away.
+const AGENT_TOOLS: [&str; 19] = [
     "put",
     "get",
     "update",
@@ -24,6 +25,7 @@ const AGENT_TOOLS: [&str; 18] = [
     "restore",
     "search",
     "recall",
+    "retrieve",
     "list",
     "links",
     "backlinks",

@@ -241,3 +241,55 @@ fn verify_reports_the_cold_archive() {
     let repaired = sandbox.json(&tiered(&["repair"]));
     assert_eq!(repaired["cold"]["frames_set_aside"], 0);
 }
+
+#[test]
+fn a_live_session_retrieves_labelled_passages() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("runbook.md"),
+        "# Runbook\n\n## Rollback\n\nRoll back with the previous image tag.\n",
+    )
+    .unwrap();
+    sandbox.run(&tiered(&["docs", "ingest", "runbook.md"])).assert().success();
+    sandbox.run(&tiered(&["session", "start", "inc-1", "--agent", "ops"])).assert().success();
+    sandbox
+        .run(&tiered(&["session", "retrieve", "inc-1", "previous image tag", "--mode", "text"]))
+        .assert()
+        .success()
+        .stdout(
+            contains("[Doc 1] Runbook").and(contains("Roll back with the previous image tag.")),
+        );
+    let from_output = serde_json::from_slice::<serde_json::Value>(
+        &sandbox
+            .run(&tiered(&[
+                "session", "retrieve", "inc-1", "--output", "-", "--agent", "ops", "--json",
+            ]))
+            .write_stdin("I will check. <<retrieve: rollback>>\n")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(from_output["queries"], serde_json::json!(["rollback"]));
+    assert_eq!(from_output["passages"][0]["label"], "Doc 1", "{from_output}");
+    sandbox
+        .run(&tiered(&["session", "retrieve", "inc-1", "--output", "-"]))
+        .write_stdin("No markers here.\n")
+        .assert()
+        .success()
+        .stderr(contains("no retrieval asked for"));
+    let live = sandbox.json(&tiered(&["session", "live", "inc-1"]));
+    assert_eq!(live["retrievals"].as_array().unwrap().len(), 2);
+    sandbox.run(&tiered(&["session", "end", "inc-1"])).assert().success();
+    let summary = sandbox.json(&["get", "sessions/inc-1"]);
+    assert!(
+        summary["content"].as_str().unwrap().trim_end().ends_with("Sources: Doc 1"),
+        "{summary}"
+    );
+    let missing = sandbox.error_in(
+        sandbox.path(),
+        &["--store", "store", "--backend", "tiered", "session", "retrieve", "inc-1", "x"],
+        1,
+    );
+    assert_eq!(missing["category"], "NOT_FOUND");
+}

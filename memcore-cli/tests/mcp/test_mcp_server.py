@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(not CLI, reason="MEMCORE_CLI names the memcore b
 # The agent's default tool set (`memcore mcp` without --tools).
 AGENT_TOOLS = [
     "put", "get", "update", "delete", "restore", "search", "list", "transition", "lifecycle",
-    "capture", "links", "backlinks", "append", "merge", "compose", "stats", "recall", "docs_search",
+    "capture", "links", "backlinks", "append", "merge", "compose", "stats", "recall", "retrieve", "docs_search",
 ]
 
 
@@ -125,10 +125,12 @@ def test_handshake_and_the_agent_tools(tmp_path: Path) -> None:
 
 
 def test_all_tools_are_every_operation(tmp_path: Path) -> None:
+    """`--tools all` offers every operation but the user's own."""
     listed = subprocess.run(
         [CLI, "operations", "--json"], check=True, capture_output=True, text=True
     )
     operations = [op["name"] for op in json.loads(listed.stdout)["operations"]]
+    operations = [name for name in operations if name not in USER_ONLY]
 
     async def test() -> None:
         async with connected(tmp_path, "--tools", "all") as session:
@@ -315,6 +317,33 @@ def test_every_operation_through_mcp_gives_what_every_binding_gives(tmp_path: Pa
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_retrieval_mid_conversation_through_the_tools(tmp_path: Path) -> None:
+    """An agent's output with a <<retrieve: ...>> marker, sent to the default `retrieve`
+    tool: the document's chunk comes back labelled [Doc 1], and keeps that label."""
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / "tests/parity/docs/guide.md", tmp_path / "docs" / "guide.md")
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "config.yaml").write_text("backend: tiered\n")
+
+    async def test() -> None:
+        tools = "docs_ingest,session_start,retrieve,session_end"
+        async with connected(tmp_path / "store", "--tools", tools) as session:
+            await call(session, "docs_ingest", {"paths": [str(tmp_path / "docs" / "guide.md")]})
+            await call(session, "session_start", {"session": "incident-7", "agents": ["ops"]})
+            output = "Checking the runbook first. <<retrieve: rollback previous image>>"
+            request = {"session": "incident-7", "output": output, "agent": "ops", "mode": "text"}
+            first = await call(session, "retrieve", request)
+            assert first["queries"] == ["rollback previous image"]
+            assert first["passages"][0]["label"] == "Doc 1", first
+            assert first["context"].startswith("[Doc 1] "), first
+            again = await call(session, "retrieve", {**request, "output": "<<retrieve: rollback>>"})
+            assert again["passages"][0]["label"] == "Doc 1"
+            ended = await call(session, "session_end", {"session": "incident-7"})
+            assert ended["memories"]
+
+    run(test)
 
 
 def test_documents_through_the_tools(tmp_path: Path) -> None:

@@ -162,6 +162,8 @@ __all__ = [
     "AgentView",
     "ProjectInfo",
     "ProjectPolicy",
+    "Retrieval",
+    "RetrievedPassage",
     "Memcore",
     "open",
     "operations",
@@ -1356,6 +1358,12 @@ class HotEvidence(Record):
     @property
     def agent(self) -> str | None:
         """The agent who owns it; `None` for shared evidence."""
+    @property
+    def document(self) -> str | None:
+        """The document it is a chunk of (labelled `Doc <n>`)."""
+    @property
+    def text(self) -> str:
+        """The passage a retrieval appended to the session's context (empty for a recall)."""
 
 @final
 class HotRetrieval(Record):
@@ -1369,6 +1377,9 @@ class HotRetrieval(Record):
     def agent(self) -> str | None: ...
     @property
     def labels(self) -> tuple[str, ...]: ...
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The labels' sources, in the same order."""
 
 @final
 class RecallHit(Record):
@@ -1398,6 +1409,9 @@ class RecallHit(Record):
     @property
     def origins(self) -> tuple[str, ...]:
         """The originals it stands for (a digest's, a demoted memory's ref)."""
+    @property
+    def document(self) -> str | None:
+        """The document it is a chunk of (labelled `Doc <n>`)."""
 
 @final
 class RecallResults(SequenceRecord[RecallHit]):
@@ -1407,6 +1421,40 @@ class RecallResults(SequenceRecord[RecallHit]):
     def hits(self) -> tuple[RecallHit, ...]: ...
     @property
     def mode(self) -> _Mode: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+@final
+class RetrievedPassage(Record):
+    """A passage a retrieval appended to a live session's context, under its label."""
+
+    @property
+    def label(self) -> str:
+        """`Doc 1`, `Doc 2`, ... for a document's chunk, `M1`, ... for other evidence."""
+    @property
+    def query(self) -> str: ...
+    @property
+    def tier(self) -> _StoreTier: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def document(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+
+@final
+class Retrieval(SequenceRecord[RetrievedPassage]):
+    """What `Memcore.retrieve` returns: a read-only sequence of `RetrievedPassage`."""
+
+    @property
+    def queries(self) -> tuple[str, ...]: ...
+    @property
+    def passages(self) -> tuple[RetrievedPassage, ...]: ...
+    @property
+    def context(self) -> str:
+        """The passages as prompt context: `[Doc 1] Title (source)`, then the passage."""
     @property
     def warnings(self) -> tuple[str, ...]: ...
 
@@ -1878,6 +1926,18 @@ class Memcore:
         session: str | None = None,
     ) -> RecallResults:
         """Labelled evidence from the tiers, warm first (`session`: record it there)."""
+    def retrieve(
+        self,
+        session: str,
+        keywords: str | None = None,
+        *,
+        output: str | None = None,
+        agent: str | None = None,
+        limit: int | None = None,
+        tier: _TierScope | None = None,
+        mode: _Mode | None = None,
+    ) -> Retrieval:
+        """Passages into a live session's context (`keywords`, or `output`'s markers)."""
     def opened_with(self) -> builtins.list[dict[str, Any]]:
         """What opening the store did to its indexes (`kind`: rebuilt, replayed, ...)."""
     def stats(self) -> Stats:

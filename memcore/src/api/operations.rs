@@ -30,8 +30,8 @@ use crate::session::{
 use crate::{
     AuditRecord, CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing,
     Memcore, NotesMergeReport, PurgeRequest, Query, RecallRequest, RecallResults, ReindexReport,
-    RepairReport, Result, RetainReport, RetainRequest, SearchResults, Stats, SyncReport,
-    TimelineListing, TimelineRequest, TrashEntry, VerifyReport,
+    RepairReport, Result, RetainReport, RetainRequest, Retrieval, RetrieveRequest, SearchResults,
+    Stats, SyncReport, TimelineListing, TimelineRequest, TrashEntry, VerifyReport,
 };
 
 /// Every operation, in the order tool listings show them.
@@ -44,6 +44,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<Transition>(),
     OperationEntry::of::<Search>(),
     OperationEntry::of::<Recall>(),
+    OperationEntry::of::<Retrieve>(),
     OperationEntry::of::<List>(),
     OperationEntry::of::<Collections>(),
     OperationEntry::of::<Versions>(),
@@ -195,6 +196,15 @@ operation! {
      demoted memories) as fallback or on request; hits labelled M1, M2, ... with tier and \
      provenance, recorded in a live session's retrieval history when one is named",
     |memcore, request: RecallRequest| -> RecallResults { memcore.recall(&request) }
+}
+
+operation! {
+    /// `retrieve`: [`Memcore::retrieve`].
+    Retrieve = "retrieve" (writes),
+    "Retrieve into a live session mid-conversation: for keywords, or each <<retrieve: ...>> \
+     marker of an agent's output, append [Doc 1]-labelled passages (warm tier, then cold) to \
+     its context and record the query in its retrieval history",
+    |memcore, request: RetrieveRequest| -> Retrieval { memcore.retrieve(&request) }
 }
 
 operation! {

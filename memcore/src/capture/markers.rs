@@ -1,5 +1,6 @@
-//! Inline capture markers (seed 002, sections 1.1 and 5.2): `[remember]` and
-//! `[remember:<namespace>]` anywhere in a text.
+//! Inline markers in agent output: the capture markers (seed 002, sections 1.1 and 5.2)
+//! `[remember]` and `[remember:<namespace>]`, and the retrieval marker (seed 003's
+//! retrieval flow) `<<retrieve: keywords>>`, found anywhere in a text but markdown code.
 //!
 //! Rules:
 //! - `remember` is matched in any case (`[Remember]`, `[REMEMBER:decisions]`); the namespace
@@ -27,6 +28,63 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\[remember(?::([^\]\n]{0,100}))?\]")
         .unwrap_or_else(|e| unreachable!("marker pattern: {e}"))
 });
+
+/// A retrieval marker; group 1 is its keywords.
+static RETRIEVE: LazyLock<Regex> = LazyLock::new(|| {
+    // A literal of this file; every test compiles it.
+    Regex::new(r"(?i)<<\s*retrieve\s*:([^<>\n]{0,300})>>")
+        .unwrap_or_else(|e| unreachable!("retrieve marker pattern: {e}"))
+});
+
+/// The most retrieval markers one text may hold.
+pub(crate) const MAX_RETRIEVE_MARKERS: usize = 10;
+
+/// A `<<retrieve: keywords>>` marker found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RetrieveMarker {
+    /// Its keywords, trimmed.
+    pub(crate) keywords: String,
+    /// Where it starts, in characters.
+    pub(crate) start_char: usize,
+}
+
+/// The retrieval markers of `text` outside markdown code, in order. A marker without
+/// keywords, or more than [`MAX_RETRIEVE_MARKERS`] markers, is a validation error naming
+/// the marker's position; a `<<retrieve:` not closed by `>>` on its line within 300
+/// characters is plain text.
+pub(crate) fn find_retrieve_markers(text: &str) -> Result<Vec<RetrieveMarker>> {
+    if !RETRIEVE.is_match(text) {
+        return Ok(Vec::new());
+    }
+    let code = code_ranges(text);
+    let mut chars = CharCounter::default();
+    let mut markers = Vec::new();
+    for caps in RETRIEVE.captures_iter(text) {
+        let (Some(whole), Some(keywords)) = (caps.get(0), caps.get(1)) else { continue };
+        if in_ranges(&code, whole.start()) {
+            continue;
+        }
+        let start_char = chars.at(text, whole.start());
+        let keywords = keywords.as_str().trim();
+        if keywords.is_empty() {
+            return Err(Error::validation(
+                format!("marker `{}` at character {start_char} names no keywords", whole.as_str()),
+                "write what to look for, e.g. `<<retrieve: rollback procedure>>`",
+            ));
+        }
+        if markers.len() == MAX_RETRIEVE_MARKERS {
+            return Err(Error::validation(
+                format!(
+                    "more than {MAX_RETRIEVE_MARKERS} retrieval markers (the next at character \
+                     {start_char})"
+                ),
+                "ask for fewer retrievals in one turn, or join their keywords",
+            ));
+        }
+        markers.push(RetrieveMarker { keywords: keywords.to_owned(), start_char });
+    }
+    Ok(markers)
+}
 
 /// One marker found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +174,21 @@ fn configured(written: &str, tag: &str, at: usize, namespaces: &[String]) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retrieve_markers_are_found_outside_code() {
+        let text = "I need the runbook. <<retrieve: rollback procedure>> and <<RETRIEVE:image tags >>\n\
+                    `<<retrieve: in code>>` and <<retrieve: never closed";
+        let markers = find_retrieve_markers(text).unwrap();
+        let keywords: Vec<&str> = markers.iter().map(|m| m.keywords.as_str()).collect();
+        assert_eq!(keywords, ["rollback procedure", "image tags"]);
+        assert_eq!(markers[0].start_char, 20);
+        assert!(find_retrieve_markers("nothing here").unwrap().is_empty());
+        let empty = find_retrieve_markers("look <<retrieve:  >>").unwrap_err();
+        assert!(empty.to_string().contains("at character 5"), "{empty}");
+        let many = "<<retrieve: x>> ".repeat(MAX_RETRIEVE_MARKERS + 1);
+        assert!(find_retrieve_markers(&many).is_err());
+    }
 
     fn namespaces() -> Vec<String> {
         ["decisions", "learnings", "notes"].map(String::from).to_vec()

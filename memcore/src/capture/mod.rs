@@ -33,5 +33,5 @@ pub use signals::{
 };
 
 pub(crate) use decide::{Proposal, SUGGESTED_SUMMARY_CHARS, decide};
-pub(crate) use markers::{Marker, find_markers};
+pub(crate) use markers::{Marker, find_markers, find_retrieve_markers};
 pub(crate) use novelty::{overlap, words};

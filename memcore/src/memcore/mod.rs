@@ -23,6 +23,7 @@ mod project;
 mod purge;
 mod read;
 mod recall;
+mod retrieve;
 mod search;
 mod session_compose;
 mod sessions;

@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 
 use super::Memcore;
+use crate::docs::{CHUNK_KIND, DOCUMENT_KEY, is_document_memory};
 use crate::store::tiered::compaction::folded;
-use crate::store::tiered::not_live;
+use crate::store::tiered::{next_label, not_live};
 use crate::store::{
     ArchiveFilter, ArchivedKind, ArchivedRecord, HotEvidence, HotSession, RecallHit, RecallRequest,
     RecallResults, Tier, TierScope, Tiers,
@@ -123,8 +124,12 @@ impl Memcore {
     /// records the retrieval there).
     fn label(&self, request: &RecallRequest, hits: &mut [RecallHit]) -> Result<()> {
         let (Some(session), Some(tiers)) = (&request.session, self.tiers()) else {
-            for (place, hit) in hits.iter_mut().enumerate() {
-                hit.label = format!("M{}", place + 1);
+            for place in 0..hits.len() {
+                let label = next_label(
+                    hits[..place].iter().map(|hit| hit.label.as_str()),
+                    hits[place].document.is_some(),
+                );
+                hits[place].label = label;
             }
             return Ok(());
         };
@@ -147,7 +152,7 @@ impl Memcore {
 /// A recall in `agent`'s view within a live session must be one of the agents the session
 /// started with ([`Error::Validation`] otherwise), as an agent's session note must: its
 /// evidence and queries end in that agent's notes.
-fn check_agent_takes_part(live: &HotSession, agent: Option<&str>) -> Result<()> {
+pub(super) fn check_agent_takes_part(live: &HotSession, agent: Option<&str>) -> Result<()> {
     match agent {
         Some(agent) if !live.agents.iter().any(|a| a == agent) => Err(Error::validation(
             format!("agent {agent} does not take part in {}", live.session_id),
@@ -194,7 +199,15 @@ fn warm_hit(memory: &Memory, score: f64) -> RecallHit {
         session: metadata_text(memory, SESSION_KEY),
         agent: memory.agent().map(str::to_owned),
         origins: folded(memory).into_iter().collect(),
+        document: chunk_document(memory),
     }
+}
+
+/// The document `memory` is a chunk of, if it is a document's chunk.
+fn chunk_document(memory: &Memory) -> Option<String> {
+    (memory.kind.as_deref() == Some(CHUNK_KIND) && is_document_memory(memory))
+        .then(|| metadata_text(memory, DOCUMENT_KEY))
+        .flatten()
 }
 
 /// The best `wanted` cold hits of `request` in its view, statuses and collections, leaving
@@ -272,6 +285,7 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
             record.origin.iter().map(ToString::to_string).collect(),
         ),
     };
+    let document = record.memory.as_deref().and_then(chunk_document);
     RecallHit {
         label: String::new(),
         tier: Tier::Cold,
@@ -283,6 +297,7 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
         session: session.or(record.session),
         agent,
         origins,
+        document,
     }
 }
 

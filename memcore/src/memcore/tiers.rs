@@ -330,8 +330,8 @@ const LISTED_TITLE_CHARS: usize = 120;
 
 /// Appends the session's provenance (seed 003's auditable retrieval) for `agent`, or for the
 /// whole session (`None`): the sources recalls delivered that it owns (shared ones for the
-/// session; an agent's own memories only ever in its notes), and the queries made in its
-/// view. At most [`MAX_LISTED`] of each.
+/// session; an agent's own memories only ever in its notes), the queries made in its view,
+/// and a last line `Sources: Doc 1, M2` of their labels. At most [`MAX_LISTED`] of each.
 fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&str>) {
     // The session's own: what no agent of the session owns (shared evidence, and an
     // outsider's memory that a recall in everyone's view delivered).
@@ -354,6 +354,18 @@ fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&st
         format!("{:?} -> {}{more}", plain(&r.query, MAX_RECORDED_QUERY_CHARS), labels.join(", "))
     });
     push_capped(content, "Retrieval history", queries);
+    let labels: Vec<&str> = session
+        .evidence
+        .iter()
+        .filter(|e| listed_here(e.agent.as_deref()))
+        .map(|e| e.label.as_str())
+        .collect();
+    if !labels.is_empty() {
+        let more = labels.len().saturating_sub(MAX_LISTED);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        let listed = labels[..labels.len().min(MAX_LISTED)].join(", ");
+        content.push_str(&format!("\nSources: {listed}{more}\n"));
+    }
 }
 
 /// `text` on one line, at most `max_chars`, as plain text: a `[[link]]` in a title or a

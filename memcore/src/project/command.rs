@@ -69,7 +69,7 @@ impl CommandSummarizer {
     }
 
     /// Runs the program on `input`: its output, checked to be UTF-8 text without control
-    /// characters, within [`MAX_OUTPUT_BYTES`].
+    /// characters, within 1 MiB.
     pub fn run(&self, input: &str, target_tokens: usize) -> Result<String> {
         if !self.trusted.load(Ordering::Acquire) {
             return Err(Error::validation(

@@ -47,10 +47,10 @@ pub use tiered::{
     ArchivedRecord, AuditLog, AuditRecord, ColdArchive, CompactRequest, CompactionReport,
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, DigestStep, HotEvidence, HotNote,
     HotRetrieval, HotSession, HotTier, HotTurn, MAX_RECORD_ID_LEN, PurgeReport, PurgeRequest,
-    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, SessionEndReport,
-    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
-    SessionTurnRequest, Tier, TierScope, TieredStore, Tiers, Timeline, TimelineEntry,
-    TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
+    RecallHit, RecallRequest, RecallResults, RetainReport, RetainRequest, Retrieval,
+    RetrieveRequest, RetrievedPassage, SessionEndReport, SessionEndRequest, SessionNoteKind,
+    SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tier, TierScope, TieredStore,
+    Tiers, Timeline, TimelineEntry, TimelineFilter, TimelineKind, TimelineListing, TimelineRequest,
 };
 
 use crate::git::{Hydrated, HydrationLevel};

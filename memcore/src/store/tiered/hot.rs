@@ -29,6 +29,11 @@ use crate::session::{ExtractiveSummarizer, Summarizer, TranscriptMessage, conden
 use crate::store::fsutil::{create_private_dir_all, remove_file_if_present, write_atomic};
 use crate::{Error, Result, Timestamp};
 
+/// The prefix of a document chunk's label (seed 003's `[Doc n]`).
+const DOCUMENT_LABEL: &str = "Doc ";
+/// The prefix of any other evidence's label (`[M1]`, as composed contexts label memories).
+const MEMORY_LABEL: &str = "M";
+
 /// The longest query a session's retrieval history keeps, in characters.
 pub(crate) const MAX_RECORDED_QUERY_CHARS: usize = 200;
 
@@ -68,7 +73,8 @@ pub struct HotNote {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct HotEvidence {
-    /// Its label, `M1`, `M2`, ... in the order the session first recalled each source.
+    /// Its label in the order the session first recalled each source: `Doc 1`, `Doc 2`, ...
+    /// for a document's chunk, `M1`, `M2`, ... for anything else.
     pub label: String,
     /// The tier it came from.
     pub tier: Tier,
@@ -80,6 +86,13 @@ pub struct HotEvidence {
     /// end lists owned evidence only in that agent's notes, never in the shared summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The document it is a chunk of, for a document's chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
+    /// The passage a retrieval appended to the session's context (empty for a recall, which
+    /// delivers excerpts only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
 }
 
 /// One recall made in a live session: seed 003's retrieval history.
@@ -95,6 +108,10 @@ pub struct HotRetrieval {
     pub agent: Option<String>,
     /// The labels of what it delivered, best first.
     pub labels: Vec<String>,
+    /// What it delivered, as the labels' sources (a memory's `collection/id`, an archive
+    /// record's id), in the same order.
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 /// The hot state of one live session.
@@ -533,9 +550,10 @@ impl HotTier {
             }
             Change::Note(note) => next.notes.push(note),
             Change::Retrieval { query, agent, found, at } => {
+                let sources = found.iter().map(|found| found.source.clone()).collect();
                 let labels =
                     found.into_iter().map(|found| label_of(&mut next.evidence, found)).collect();
-                next.retrievals.push(HotRetrieval { at, query, agent, labels });
+                next.retrievals.push(HotRetrieval { at, query, agent, labels, sources });
             }
         }
         self.save(&next)?;
@@ -570,14 +588,30 @@ impl HotTier {
     }
 }
 
-/// The label `evidence` gives `found`'s source, added with the next label if it has none.
+/// The label `evidence` gives `found`'s source, added with the next label if it has none (a
+/// passage delivered for a source held without one is kept).
 fn label_of(evidence: &mut Vec<HotEvidence>, found: HotEvidence) -> String {
-    if let Some(held) = evidence.iter().find(|e| e.tier == found.tier && e.source == found.source) {
+    let held = evidence.iter_mut().find(|e| e.tier == found.tier && e.source == found.source);
+    if let Some(held) = held {
+        if held.text.is_empty() {
+            held.text = found.text;
+        }
         return held.label.clone();
     }
-    let label = format!("M{}", evidence.len() + 1);
+    let labels = evidence.iter().map(|e| e.label.as_str());
+    let label = next_label(labels, found.document.is_some());
     evidence.push(HotEvidence { label: label.clone(), ..found });
     label
+}
+
+/// The label after `labels` for a document's chunk (`Doc <n>`) or anything else (`M<n>`):
+/// each kind is numbered on its own.
+pub(crate) fn next_label<'a>(labels: impl Iterator<Item = &'a str>, document: bool) -> String {
+    let prefix = if document { DOCUMENT_LABEL } else { MEMORY_LABEL };
+    let taken = labels
+        .filter(|label| label.strip_prefix(prefix).is_some_and(|n| n.parse::<u64>().is_ok()))
+        .count();
+    format!("{prefix}{}", taken + 1)
 }
 
 /// A summary and turns as the messages a summariser reads: the summary first (role

@@ -9,6 +9,7 @@ mod hot;
 mod jsonl;
 mod recall;
 mod requests;
+mod retrieve;
 mod store;
 mod timeline;
 
@@ -21,12 +22,13 @@ pub use hot::{
     DEFAULT_HOT_CONTEXT_TURNS, DEFAULT_HOT_SUMMARY_TOKENS, HotEvidence, HotNote, HotRetrieval,
     HotSession, HotTier, HotTurn,
 };
-pub(crate) use hot::{MAX_RECORDED_QUERY_CHARS, as_messages, not_live};
+pub(crate) use hot::{MAX_RECORDED_QUERY_CHARS, as_messages, next_label, not_live};
 pub use recall::{RecallHit, RecallRequest, RecallResults, Tier, TierScope};
 pub use requests::{
     AuditRecord, CompactRequest, CompactionReport, DigestStep, PurgeRequest, RetainReport,
     RetainRequest, SessionEndReport, SessionEndRequest, SessionNoteKind, SessionNoteRequest,
     SessionStartRequest, SessionTurnRequest, TimelineListing, TimelineRequest,
 };
+pub use retrieve::{Retrieval, RetrieveRequest, RetrievedPassage};
 pub use store::{TieredStore, Tiers};
 pub use timeline::{Timeline, TimelineEntry, TimelineFilter, TimelineKind};

@@ -173,8 +173,9 @@ impl RecallRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub struct RecallHit {
-    /// Its label, `M1`, `M2`, ...: its place in these hits, or for a recall in a live
-    /// session the label the session gave the source when it first recalled it.
+    /// Its label, `M1`, `M2`, ... (`Doc 1`, `Doc 2`, ... for a document's chunk): its place
+    /// in these hits, or for a recall in a live session the label the session gave the
+    /// source when it first recalled it.
     pub label: String,
     /// The tier it came from.
     pub tier: Tier,
@@ -201,6 +202,9 @@ pub struct RecallHit {
     /// The originals it stands for: a digest's compacted memories, a demoted memory's ref.
     #[serde(default)]
     pub origins: Vec<String>,
+    /// The document it is a chunk of, for a document's chunk (labelled `Doc <n>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<String>,
 }
 
 impl RecallHit {
@@ -212,6 +216,8 @@ impl RecallHit {
             source: self.source.clone(),
             title: self.title.clone(),
             agent: self.agent.clone(),
+            document: self.document.clone(),
+            text: String::new(),
         }
     }
 }
