@@ -58,3 +58,19 @@ fn the_readme_session_works_in_a_shell() {
             .and(contains("\"memories\"")),
     );
 }
+
+#[test]
+fn the_readme_project_session_works_in_a_shell() {
+    let readme = include_str!("../../../README.md");
+    let section = readme.split("\n### Projects: ").nth(1).expect("a Projects section");
+    let block = section.split("```sh\n").nth(1).expect("a shell block");
+    let block = block.split("```").next().unwrap().to_owned();
+    let sandbox = Sandbox::new();
+    shell(&sandbox).write_stdin(block).assert().success().stdout(
+        contains("[Doc 1] Runbook")
+            .and(contains("Roll back with the previous image tag."))
+            .and(contains("Sources: Doc 1"))
+            .and(contains("Ops desk"))
+            .and(contains("DOCUMENTS")),
+    );
+}
