@@ -88,8 +88,12 @@ fn init_writes_the_policy_in_force_and_never_overwrites() {
     let again = memcore.project_init(&request).unwrap_err();
     assert_eq!(again.category(), Category::Conflict, "{again}");
 
-    let reopened = project.open().unwrap().project_info().unwrap();
-    assert_eq!(reopened.agents, ["loom", "patch"]);
+    let reopened = project.open().unwrap();
+    assert_eq!(reopened.project_info().unwrap().agents, ["loom", "patch"]);
+    // A session started without agents has the manifest's.
+    let started = reopened.session_start(&SessionStartRequest::new("ep-0")).unwrap();
+    assert_eq!(started.agents, ["patch", "loom"]);
+    let reopened = reopened.project_info().unwrap();
     assert_eq!(reopened.policy.backend, "tiered");
     let text = std::fs::read_to_string(project.store().join("project.json")).unwrap();
     assert!(text.contains("\"default_agents\""), "{text}");

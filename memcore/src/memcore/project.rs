@@ -201,6 +201,11 @@ impl Memcore {
         self.project_info()
     }
 
+    /// The agents a session has when it names none: the manifest's `default_agents`.
+    pub(super) fn default_agents(&self) -> Vec<String> {
+        self.project.manifest.as_ref().map(|m| m.default_agents.clone()).unwrap_or_default()
+    }
+
     /// The summariser of the summaries memcore makes by itself (sessions' ends, compaction
     /// digests): the one set in code, else the manifest's mode (`None` for mode `none`).
     pub(super) fn automatic_summarizer(&self) -> Option<Arc<dyn Summarizer>> {

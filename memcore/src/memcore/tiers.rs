@@ -22,8 +22,9 @@ use crate::{AGENT_KEY, Error, Memory, MemoryId, NewMemory, Result};
 pub(crate) const SESSIONS_COLLECTION: &str = "sessions";
 
 impl Memcore {
-    /// Starts a live session in the hot tier. A session live already, or ended already, is
-    /// an [`Error::Conflict`]; an invalid session or agent id is an [`Error::Validation`]; a
+    /// Starts a live session in the hot tier, with the project manifest's `default_agents`
+    /// when it names none. A session live already, or ended already, is an
+    /// [`Error::Conflict`]; an invalid session or agent id is an [`Error::Validation`]; a
     /// store that is not tiered is [`Error::Unsupported`].
     ///
     /// ```
@@ -41,9 +42,13 @@ impl Memcore {
     /// ```
     pub fn session_start(&self, request: &SessionStartRequest) -> Result<HotSession> {
         let tiers = self.tiers_for("starting a session")?;
+        let agents = match request.agents.as_slice() {
+            [] => self.default_agents(),
+            given => given.to_vec(),
+        };
         // The warm memories its end writes are named after it.
         MemoryId::new(request.session.as_str())?;
-        for agent in &request.agents {
+        for agent in &agents {
             MemoryId::new(notes_id(&request.session, agent))?;
         }
         // Ids name one session for good: its transcript and warm memories keep the id.
@@ -54,8 +59,7 @@ impl Memcore {
             ));
         }
         let title = request.title.as_deref().unwrap_or_default();
-        let started =
-            tiers.hot().start_with(&request.session, title, &request.agents, self.now())?;
+        let started = tiers.hot().start_with(&request.session, title, &agents, self.now())?;
         Ok(HotSession::clone(&started))
     }
 
