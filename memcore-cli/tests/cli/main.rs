@@ -27,6 +27,7 @@ mod manifest;
 mod mcp;
 mod memories;
 mod operations;
+mod plugin;
 // The library's throwaway PostgreSQL clusters (scripts/pg-cluster), shared as they are.
 #[path = "../../../memcore/tests/pgcluster/mod.rs"]
 mod pgcluster;
