@@ -188,6 +188,10 @@ pub(crate) enum Command {
     /// Serve the store to an MCP client over stdio (JSON-RPC on stdin/stdout, warnings on
     /// stderr): operations as tools, with JSON Schemas for arguments and results
     Mcp(McpArgs),
+    /// Serve the store over HTTP on 127.0.0.1 (the library's API: every operation at POST
+    /// /api/ops/NAME, REST paths for memories, search, sessions, versions, keepits,
+    /// compositions and the decay preview, /api/openapi.json)
+    Serve(ServeArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
     /// Show where the embedding model and ONNX Runtime were found, or how to get them;
@@ -208,6 +212,19 @@ pub(crate) struct McpArgs {
     /// history, sessions and index upkeep)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(crate) tools: Vec<String>,
+}
+
+/// `serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The address to listen on; beyond loopback it needs MEMCORE_SERVE_TOKEN set (port 0:
+    /// any free port, printed)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
+    pub(crate) addr: std::net::SocketAddr,
+    /// Another `Host` the server answers to (NAME:PORT; repeatable), e.g. a name in
+    /// /etc/hosts; requests naming any other host are refused
+    #[arg(long = "allow-host", value_name = "NAME:PORT")]
+    pub(crate) allow_hosts: Vec<String>,
 }
 
 /// `call`.

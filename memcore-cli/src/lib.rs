@@ -13,6 +13,7 @@ mod failure;
 mod input;
 mod mcp;
 mod output;
+mod serve;
 mod store;
 
 use std::ffi::OsString;

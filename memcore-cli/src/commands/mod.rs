@@ -68,6 +68,7 @@ pub(crate) fn run(cli: Cli, out: &mut Output) -> Result<(), Failure> {
         Command::Project(command) => project::run(&open(global, out)?, command, out),
         Command::Docs(command) => docs::run(&open(global, out)?, command, out),
         Command::Hook(command) => hook::command(global, command, out),
+        Command::Serve(args) => crate::serve::serve(open(global, out)?, &args, out),
         Command::Mcp(args) => {
             let tools = crate::mcp::Catalogue::select(&args.tools)?;
             crate::mcp::serve(open(global, out)?, tools)

@@ -35,6 +35,7 @@ mod postgres;
 mod project;
 mod readme;
 mod search;
+mod serve;
 mod support;
 mod terminal;
 mod tiers;

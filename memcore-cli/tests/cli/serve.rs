@@ -1,0 +1,252 @@
+//! `memcore serve`: the HTTP API on a temp store, through a plain HTTP/1.1 client over TCP
+//! (so every header is the test's to choose): memories, search, keepits, sessions, the
+//! decay preview and the OpenAPI document; the checks of Host, Origin, token, body type and
+//! size; and a server killed in the middle of writes losing nothing.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::Sandbox;
+
+/// A running `memcore serve` on port 0 of 127.0.0.1, killed when dropped.
+struct Server {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    addr: String,
+}
+
+impl Server {
+    fn start(sandbox: &Sandbox, extra: &[&str], token: Option<&str>) -> Self {
+        let mut command = sandbox.process(&["serve", "--addr", "127.0.0.1:0"]);
+        command.args(extra).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(token) = token {
+            command.env("MEMCORE_SERVE_TOKEN", token);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_owned();
+        Self { child, addr }
+    }
+
+    /// `METHOD path` with `body` (JSON) and `headers`; the status and the JSON reply.
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> (u16, Value) {
+        let host = self.addr.clone();
+        let mut all: Vec<(&str, &str)> = vec![("Host", host.as_str())];
+        all.extend_from_slice(headers);
+        let body = body.map(Value::to_string);
+        raw(&self.addr, method, path, &all, body.as_deref(), None)
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.send("GET", path, None, &[])
+    }
+
+    fn json(&self, method: &str, path: &str, body: &Value) -> (u16, Value) {
+        self.send(method, path, Some(body), &[("Content-Type", "application/json")])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 exchange: `headers` as given (no Host added), `body` with its length (or
+/// `claimed` as the length); the status and the reply parsed as JSON (`null` if it is not).
+fn raw(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+    claimed: Option<usize>,
+) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    // A server that answers before reading a refused body may keep the connection open.
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+    let body = body.unwrap_or("");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n", claimed.unwrap_or(body.len())));
+    request.push_str(body);
+    // A refused upload may close the connection before its body is read.
+    let _ = stream.write_all(request.as_bytes());
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    let reply = String::from_utf8_lossy(&bytes);
+    let status = reply.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = reply.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[test]
+fn the_api_reaches_memories_search_keepits_sessions_and_decay() {
+    let sandbox = Sandbox::new();
+    let server = Server::start(&sandbox, &[], None);
+    let memory = json!({"memories": [{"content": "Prefer Metal on Apple silicon. ##keepit0.80## Always profile first.",
+        "id": "gpu", "collection": "knowledge", "tags": ["gpu"]}]});
+    let (status, put) = server.json("POST", "/api/memories", &memory);
+    assert_eq!(status, 200, "{put}");
+    assert_eq!(put["memories"][0]["ref"], "knowledge/gpu");
+
+    let (status, read) = server.get("/api/memories/knowledge/gpu");
+    assert_eq!((status, read["version"].clone()), (200, json!(1)), "{read}");
+    let (_, listed) = server.get("/api/memories?collection=knowledge&filter=tags=gpu&limit=5");
+    assert_eq!(listed["memories"][0]["ref"], "knowledge/gpu", "{listed}");
+    let (_, found) = server.json("POST", "/api/search", &json!({"text": "metal", "mode": "text"}));
+    assert_eq!(found["hits"][0]["memory"]["ref"], "knowledge/gpu", "{found}");
+
+    // Two editors of version 1: the second save is a conflict, never a silent overwrite.
+    let first = json!({"tags": ["metal"], "merge_tags": true, "expected_version": 1});
+    assert_eq!(server.json("PATCH", "/api/memories/knowledge/gpu", &first).0, 200);
+    let second = json!({"content": "Use CUDA.", "expected_version": 1});
+    let (status, conflict) = server.json("PATCH", "/api/memories/knowledge/gpu", &second);
+    assert_eq!((status, conflict["error"]["category"].clone()), (409, json!("CONFLICT")));
+    let file = std::fs::read_to_string(sandbox.store().join("knowledge/gpu.md")).unwrap();
+    assert!(file.contains("Prefer Metal") && file.contains("metal"), "{file}");
+
+    let (_, keepits) = server.get("/api/memories/knowledge/gpu/keepits");
+    assert_eq!(keepits["markers"][0]["weight"], 0.8, "{keepits}");
+    let (status, _) =
+        server.json("PUT", "/api/memories/knowledge/gpu/keepits/0", &json!({"weight": 0.5}));
+    assert_eq!(status, 200);
+    let (_, keepits) = server.get("/api/memories/knowledge/gpu/keepits");
+    assert_eq!(keepits["markers"][0]["weight"], 0.5);
+    let preview = json!({"ref": "knowledge/gpu", "ratio": 30, "aggressiveness": "aggressive", "max_distance": 5});
+    let (status, decay) = server.json("POST", "/api/memory/decay/preview", &preview);
+    assert_eq!(status, 200, "{decay}");
+
+    let (_, sessions) = server.get("/api/memory/sessions");
+    assert!(sessions["sessions"].is_array(), "{sessions}");
+    let (status, missing) = server.get("/api/memory/sessions/no-such/versions");
+    assert_eq!((status, missing["error"]["category"].clone()), (404, json!("NOT_FOUND")));
+    let (_, compositions) = server.get("/api/memory/compositions");
+    assert!(compositions["compositions"].is_array());
+
+    // Any operation by name; the OpenAPI document names every one.
+    let (status, stats) = server.json("POST", "/api/ops/stats", &json!({}));
+    assert_eq!((status, stats["memories"].clone()), (200, json!(1)), "{stats}");
+    let (_, openapi) = server.get("/api/openapi.json");
+    assert_eq!(openapi["openapi"], "3.1.0");
+    let operations = memcore::api::OPERATIONS.len();
+    assert_eq!(openapi["paths"].as_object().unwrap().len(), operations);
+
+    assert_eq!(server.send("DELETE", "/api/memories/knowledge/gpu", None, &[]).0, 200);
+    assert_eq!(server.get("/api/memories/knowledge/gpu").0, 404);
+}
+
+#[test]
+fn bad_requests_are_refused_with_json_errors() {
+    let sandbox = Sandbox::new();
+    let server = Server::start(&sandbox, &["--allow-host", "memcore.test:7878"], None);
+    let search = json!({"text": "x"});
+    let refused = |(status, reply): (u16, Value), want: u16| {
+        assert_eq!(status, want, "{reply}");
+        assert!(
+            reply["error"]["message"].is_string() && reply["error"]["recovery"].is_string(),
+            "{reply}"
+        );
+    };
+    // DNS rebinding: a page of another name, resolved to 127.0.0.1, sends its own Host.
+    refused(
+        raw(&server.addr, "GET", "/api/memories", &[("Host", "evil.example:80")], None, None),
+        403,
+    );
+    refused(raw(&server.addr, "GET", "/api/memories", &[], None, None), 403);
+    let allowed =
+        raw(&server.addr, "GET", "/api/memories", &[("Host", "memcore.test:7878")], None, None);
+    assert_eq!(allowed.0, 200);
+    // A change another site asks for.
+    let origin = [("Content-Type", "application/json"), ("Origin", "http://evil.example")];
+    refused(server.send("POST", "/api/search", Some(&search), &origin), 403);
+    let site = [("Content-Type", "application/json"), ("Sec-Fetch-Site", "cross-site")];
+    refused(server.send("POST", "/api/search", Some(&search), &site), 403);
+    let own = format!("http://{}", server.addr);
+    let same = [("Content-Type", "application/json"), ("Origin", own.as_str())];
+    assert_eq!(server.send("POST", "/api/search", Some(&search), &same).0, 200);
+    // A form post is not JSON.
+    refused(
+        server.send("POST", "/api/search", Some(&search), &[("Content-Type", "text/plain")]),
+        415,
+    );
+    // Malformed, unknown fields, wrong types, path traversal, unknown routes and operations.
+    let host = server.addr.clone();
+    let headers = [("Host", host.as_str()), ("Content-Type", "application/json")];
+    refused(raw(&server.addr, "POST", "/api/search", &headers, Some("{\"text\":"), None), 400);
+    refused(server.json("POST", "/api/search", &json!({"text": "x", "colour": "red"})), 400);
+    refused(server.json("POST", "/api/search", &json!({"text": 7})), 400);
+    refused(server.get("/api/memories/..%2F..%2Fetc/passwd"), 422);
+    refused(server.get("/api/nothing-here"), 404);
+    refused(server.json("POST", "/api/ops/no-such-operation", &json!({})), 400);
+    refused(server.get("/api/memories?limit=many"), 400);
+    // A body over the limit is refused from its length, unread (none is sent: a server
+    // closing with unread bytes resets the connection, losing its reply).
+    let big = raw(&server.addr, "POST", "/api/search", &headers, None, Some(64 << 20));
+    refused(big, 413);
+}
+
+#[test]
+fn beyond_loopback_a_token_is_required() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["serve", "--addr", "0.0.0.0:0", "--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("MEMCORE_SERVE_TOKEN"));
+
+    let server = Server::start(&sandbox, &[], Some("correct horse battery staple"));
+    assert_eq!(server.get("/api/memories").0, 401);
+    let wrong = server.send("GET", "/api/memories", None, &[("Authorization", "Bearer nope")]);
+    assert_eq!(wrong.0, 401);
+    let right = [("Authorization", "Bearer correct horse battery staple")];
+    assert_eq!(server.send("GET", "/api/memories", None, &right).0, 200);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_server_killed_mid_write_loses_nothing_acknowledged() {
+    let sandbox = Sandbox::new();
+    let mut server = Server::start(&sandbox, &[], None);
+    let addr = server.addr.clone();
+    let writer = std::thread::spawn(move || {
+        let mut acknowledged = Vec::new();
+        for n in 0..10_000 {
+            let body = json!({"memories": [{"content": format!("Note {n} on the deploy."), "id": format!("note-{n}")}]});
+            let host = addr.clone();
+            let headers = [("Host", host.as_str()), ("Content-Type", "application/json")];
+            let (status, _) =
+                raw(&addr, "POST", "/api/memories", &headers, Some(&body.to_string()), None);
+            if status != 200 {
+                break;
+            }
+            acknowledged.push(n);
+        }
+        acknowledged
+    });
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let acknowledged = writer.join().unwrap();
+    assert!(!acknowledged.is_empty(), "no write was acknowledged before the kill");
+    sandbox.run(&["verify"]).assert().success();
+    for n in acknowledged {
+        sandbox.run(&["get", &format!("note-{n}")]).assert().success();
+    }
+}
