@@ -174,7 +174,15 @@ impl ProjectManifest {
     pub fn load(path: &Path) -> Result<Option<Self>> {
         let size = match std::fs::metadata(path) {
             Ok(meta) => meta.len(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            // No manifest; a store path that is no directory is the store's to report.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(None);
+            }
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
         if size > MAX_MANIFEST_BYTES {
