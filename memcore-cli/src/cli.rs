@@ -910,7 +910,7 @@ pub(crate) enum ProjectCommand {
 /// `project init`.
 #[derive(Debug, Args)]
 pub(crate) struct ProjectInitArgs {
-    /// The project's id (default: the project directory's name)
+    /// The project's id (default: the store directory's name, its parent's for `.memcore`)
     #[arg(long = "id", value_name = "SLUG")]
     pub(crate) project_id: Option<String>,
     /// Its name for people

@@ -1193,7 +1193,8 @@ impl PyMemcore {
 
     /// Sets the summariser compressions use by default (`summarizer="auto"`): a callable
     /// `summarize(request: dict) -> str` (an LLM call, say), recorded as `name` (default: its
-    /// `__name__`); `None` goes back to the built-in extractive summariser. A callable that
+    /// `__name__`); `None` goes back to the project manifest's summary mode, else the built-in
+    /// extractive summariser. A callable that
     /// holds the store makes a cycle Python's collector cannot see: `close()` the store (or
     /// use it in a `with` block) to release it.
     #[pyo3(signature = (summarizer, *, name=None))]

@@ -76,8 +76,9 @@ fn show(info: &ProjectInfo, out: &mut Output) -> Result<(), Failure> {
     fields.push(("SUMMARY", policy.summary_mode.as_str().to_owned()));
     if !policy.summary_command.is_empty() {
         let trusted = match policy.command_trusted {
-            Some(true) => "trusted",
-            _ => "NOT trusted: read it, then run `memcore project trust`",
+            Some(true) => "trusted".to_owned(),
+            Some(false) => "NOT trusted: read it, then run `memcore project trust`".to_owned(),
+            None => format!("unused: summary mode {}", policy.summary_mode.as_str()),
         };
         fields.push(("COMMAND", format!("{:?} ({trusted})", policy.summary_command)));
     }

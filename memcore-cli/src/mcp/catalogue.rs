@@ -42,6 +42,11 @@ const AGENT_TOOLS: [&str; 19] = [
 /// an agent's (`memcore project trust` at a terminal).
 const USER_ONLY: [&str; 1] = ["project_trust"];
 
+/// Whether the operation `name` is the user's own, never a tool.
+pub(crate) fn is_user_only(name: &str) -> bool {
+    USER_ONLY.contains(&name)
+}
+
 /// The operations offered as tools, in the registry's order.
 #[derive(Debug, Clone)]
 pub(crate) struct Catalogue {

@@ -95,6 +95,9 @@ impl ServerHandler for Server {
         let Some(entry) = self.tools.find(&request.name) else {
             let offered = self.tools.names().join(", ");
             let hint = match operation(&request.name) {
+                Ok(_) if super::catalogue::is_user_only(&request.name) => {
+                    "; it is never offered over MCP: the user runs it".to_owned()
+                }
                 Ok(_) => "; start the server with `--tools all` to offer it too".to_owned(),
                 Err(_) => String::new(),
             };

@@ -10,6 +10,7 @@ use super::Memcore;
 use crate::agent::{PROFILE_KIND, PROFILES_COLLECTION};
 use crate::config::Location;
 use crate::docs::DocsListRequest;
+use crate::project::manifest::{CONTEXT_TURNS, WINDOW_DAYS};
 use crate::project::{
     CommandLine, CommandSummarizer, ProjectInfo, ProjectInitRequest, ProjectManifest,
     ProjectPolicy, Retention, SummaryMode, SummarySettings, TrustedCommands, manifest_path,
@@ -30,8 +31,8 @@ pub(super) struct ProjectState {
     manifest: Option<ProjectManifest>,
     /// The project directory.
     dir: PathBuf,
-    /// Where trusted commands are recorded.
-    trust: Option<TrustedCommands>,
+    /// Where trusted commands are recorded, or why there is no such place.
+    trust: std::result::Result<TrustedCommands, String>,
     /// Mode `command`: the summariser.
     command: Option<Arc<CommandSummarizer>>,
 }
@@ -45,19 +46,19 @@ impl ProjectState {
         if let Some(manifest) = &manifest {
             manifest.apply(&mut location.config);
         }
-        let dir = project_dir(location);
+        // Canonical: the program and its trust are resolved against the same directory
+        // whatever the process's working directory is then.
+        let named = project_dir(location);
+        let dir = named.canonicalize().unwrap_or(named);
         let trust = match trust_file {
-            Some(file) => Some(TrustedCommands::at(file)),
-            None => TrustedCommands::user().ok(),
+            Some(file) => Ok(TrustedCommands::at(file)),
+            None => TrustedCommands::user().map_err(|e| e.to_string()),
         };
         let command =
             manifest.as_ref().filter(|m| m.summary.mode == SummaryMode::Command).map(|m| {
                 let argv = m.summary.argv().to_vec();
-                // A trust list that cannot be read trusts nothing; `project_info` says why.
-                let trusted = trust
-                    .as_ref()
-                    .is_some_and(|trust| trust.is_trusted(&dir, &argv).unwrap_or(false));
-                Arc::new(CommandSummarizer::new(argv, &dir, m.summary.timeout(), trusted))
+                let trust = trust.as_ref().ok().cloned();
+                Arc::new(CommandSummarizer::new(argv, &dir, m.summary.timeout(), trust))
             });
         Ok(Self { manifest, dir, trust, command })
     }
@@ -67,9 +68,9 @@ impl ProjectState {
     }
 
     fn trust(&self) -> Result<&TrustedCommands> {
-        self.trust.as_ref().ok_or_else(|| {
+        self.trust.as_ref().map_err(|why| {
             Error::validation(
-                "there is no global root to keep trusted commands in: no home directory",
+                format!("there is no place to keep trusted commands in: {why}"),
                 "set MEMCORE_HOME to a directory of your own",
             )
         })
@@ -98,9 +99,7 @@ impl Memcore {
         let manifest = state.manifest.clone();
         let summary = manifest.as_ref().map(|m| m.summary.clone()).unwrap_or_default();
         let command_trusted = match (&state.command, summary.mode) {
-            (Some(command), SummaryMode::Command) => {
-                Some(state.trust()?.is_trusted(&state.dir, command.argv())?)
-            }
+            (Some(command), SummaryMode::Command) => Some(command.is_trusted()?),
             _ => None,
         };
         let mut agents: Vec<String> =
@@ -195,9 +194,6 @@ impl Memcore {
             })?;
         let state = &self.project;
         state.trust()?.trust(&state.dir, &argv, self.now())?;
-        if let Some(command) = state.command.as_ref().filter(|c| c.argv() == argv.as_slice()) {
-            command.set_trusted();
-        }
         self.project_info()
     }
 
@@ -248,15 +244,16 @@ impl Memcore {
         } else {
             SummaryMode::Heuristic
         });
-        let archive_after_days = config.lifecycle.archive_after_days.ceil() as u32;
+        // What the request leaves out is the config's value, when a manifest may hold it.
+        let archive_after_days = config.lifecycle.archive_after_days.ceil();
+        let archive_after_days =
+            (1.0..=36_500.0).contains(&archive_after_days).then_some(archive_after_days as u32);
+        let turns = Some(config.tiered.hot_context_turns).filter(|n| CONTEXT_TURNS.contains(n));
+        let window = Some(config.tiered.warm_window_days).filter(|n| WINDOW_DAYS.contains(n));
         let retention = Retention {
-            hot_context_turns: Some(
-                request.hot_context_turns.unwrap_or(config.tiered.hot_context_turns),
-            ),
-            warm_window_days: Some(
-                request.warm_window_days.unwrap_or(config.tiered.warm_window_days),
-            ),
-            archive_after_days: Some(request.archive_after_days.unwrap_or(archive_after_days)),
+            hot_context_turns: request.hot_context_turns.or(turns),
+            warm_window_days: request.warm_window_days.or(window),
+            archive_after_days: request.archive_after_days.or(archive_after_days),
             other: Map::new(),
         };
         let summary = SummarySettings {
@@ -301,6 +298,8 @@ fn default_project_id(root: &Path) -> Result<String> {
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let failed = |e: std::io::Error| Error::io(format!("writing {}", path.display()), e);
+    // A git-notes store keeps its data in the repository: its directory may not exist yet.
+    std::fs::create_dir_all(dir).map_err(failed)?;
     let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
     temp.write_all(bytes).map_err(failed)?;
     temp.as_file().sync_all().map_err(failed)?;

@@ -9,6 +9,7 @@ use super::Memcore;
 use super::tiers::{SESSIONS_COLLECTION, is_session_memory};
 use crate::decay::is_pinned;
 use crate::session::registry::check_name;
+use crate::session::{ExtractiveSummarizer, condense};
 use crate::store::tiered::compaction::{DIGEST_TOKENS, Group, digest, is_digest, summary_input};
 use crate::store::{ArchivedRecord, AuditRecord, PurgeRequest, Tiers};
 use crate::{Error, Memory, MemoryRef, PutMode, Result};
@@ -213,7 +214,12 @@ impl Memcore {
                     let group = Group { digest: reference.clone(), period, members };
                     let fresh: Vec<&Memory> = group.members.iter().map(AsRef::as_ref).collect();
                     let input = summary_input(None, &fresh);
-                    let summary = self.summarize_automatically(input, DIGEST_TOKENS)?;
+                    // A purge must finish: a summary command that fails (untrusted, broken,
+                    // too slow) gives way to the extractive summariser here.
+                    let summary = match self.summarize_automatically(input.clone(), DIGEST_TOKENS) {
+                        Ok(summary) => summary,
+                        Err(_) => condense(&ExtractiveSummarizer, input, DIGEST_TOKENS)?,
+                    };
                     self.put_with(digest(&group, None, &fresh, &summary), PutMode::Upsert)?;
                 }
             }

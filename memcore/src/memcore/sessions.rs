@@ -22,8 +22,9 @@ use crate::{Error, Result};
 const MARKER_CONTEXT_CHARS: usize = 80;
 
 impl Memcore {
-    /// Sets the summariser compressions use when their request says `auto` or `callback`
-    /// (`None`: the built-in extractive one). A Python callable or a C function pointer
+    /// Sets the summariser compressions use when their request says `auto` or `callback`,
+    /// and the one of the summaries memcore makes by itself (`None`: the project manifest's
+    /// summary mode, else the built-in extractive one). A Python callable or a C function pointer
     /// arrives here as a [`crate::session::CallbackSummarizer`].
     pub fn set_summarizer(&self, summarizer: Option<Arc<dyn Summarizer>>) {
         let old = std::mem::replace(&mut *self.summarizer.write(), summarizer);

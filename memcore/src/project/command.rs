@@ -4,12 +4,10 @@
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
 
-use wait_timeout::ChildExt;
-
+use super::TrustedCommands;
 use crate::compose::TokenCounter;
 use crate::session::{Summarizer, SummaryMessage, SummaryRequest, TranscriptMessage};
 use crate::{Error, Result};
@@ -18,6 +16,8 @@ use crate::{Error, Result};
 const MAX_OUTPUT_BYTES: u64 = 1 << 20;
 /// How much of the program's standard error a failure quotes, in bytes.
 const MAX_STDERR_BYTES: u64 = 2_048;
+/// The longest pause between two looks at whether the program exited.
+const MAX_POLL: Duration = Duration::from_millis(20);
 
 /// What to do about a summary command that failed.
 const COMMAND_RECOVERY: &str = "fix the program named by summary.command in project.json (it \
@@ -30,26 +30,27 @@ const COMMAND_RECOVERY: &str = "fix the program named by summary.command in proj
 /// with `MEMCORE_SUMMARY_TOKENS` set to the summary's target in tokens, and is killed (with
 /// its process group) at the deadline.
 ///
-/// It refuses to run unless trusted: a manifest may come from a cloned repository, and
-/// opening a store must not run that repository's programs unasked.
+/// It refuses to run unless trusted, checked before every run: a manifest may come from a
+/// cloned repository, and opening a store must not run that repository's programs unasked,
+/// nor a script a pull changed since it was trusted.
 #[derive(Debug)]
 pub struct CommandSummarizer {
     argv: Vec<String>,
     dir: PathBuf,
     timeout: Duration,
-    trusted: AtomicBool,
+    trust: Option<TrustedCommands>,
 }
 
 impl CommandSummarizer {
-    /// Runs `argv` (the program, then its arguments) in `dir`, for at most `timeout`;
-    /// `trusted` says whether this machine's user has trusted it.
+    /// Runs `argv` (the program, then its arguments) in the project directory `dir`, for at
+    /// most `timeout`, when `trust` (this machine's list) trusts it.
     pub fn new(
         argv: Vec<String>,
         dir: impl Into<PathBuf>,
         timeout: Duration,
-        trusted: bool,
+        trust: Option<TrustedCommands>,
     ) -> Self {
-        Self { argv, dir: dir.into(), timeout, trusted: AtomicBool::new(trusted) }
+        Self { argv, dir: dir.into(), timeout, trust }
     }
 
     /// The program and its arguments.
@@ -57,29 +58,33 @@ impl CommandSummarizer {
         &self.argv
     }
 
-    /// Trusts it from now on (the user trusted it while the store was open).
-    pub(crate) fn set_trusted(&self) {
-        self.trusted.store(true, Ordering::Release);
-    }
-
-    /// The program as it is started: a relative path with a `/` is taken from the project
-    /// directory, a bare name is looked up in `PATH`.
-    pub fn program(&self) -> PathBuf {
-        program_path(&self.dir, self.argv.first().map_or("", String::as_str))
+    /// Whether this machine's user trusts the command as it is now.
+    pub fn is_trusted(&self) -> Result<bool> {
+        match &self.trust {
+            Some(trust) => trust.is_trusted(&self.dir, &self.argv),
+            None => Ok(false),
+        }
     }
 
     /// Runs the program on `input`: its output, checked to be UTF-8 text without control
     /// characters, within 1 MiB.
     pub fn run(&self, input: &str, target_tokens: usize) -> Result<String> {
-        if !self.trusted.load(Ordering::Acquire) {
+        if !self.is_trusted()? {
             return Err(Error::validation(
                 format!("the summary command {:?} is not trusted on this machine", self.argv),
-                "read project.json's summary.command, then trust it with `memcore project \
-                 trust` (the project_trust operation), or set summary.mode to heuristic",
+                "read project.json's summary.command (and the script it runs), then trust it \
+                 with `memcore project trust` (the project_trust operation), or set \
+                 summary.mode to heuristic",
             ));
         }
         let name = self.argv.first().cloned().unwrap_or_default();
-        let mut command = Command::new(self.program());
+        let program = resolve_program(&self.dir, &name).ok_or_else(|| {
+            Error::callback(
+                format!("the summary command {name:?} names no program found"),
+                COMMAND_RECOVERY,
+            )
+        })?;
+        let mut command = Command::new(&program);
         command
             .args(self.argv.iter().skip(1))
             .current_dir(&self.dir)
@@ -95,12 +100,19 @@ impl CommandSummarizer {
                 COMMAND_RECOVERY,
             )
         })?;
-        let stdout = drain(child.stdout.take(), MAX_OUTPUT_BYTES + 1);
-        let stderr = drain(child.stderr.take(), MAX_STDERR_BYTES);
-        let status = match child.wait_timeout(self.timeout) {
-            Ok(Some(status)) => status,
-            Ok(None) => {
-                stop(&mut child);
+        let deadline = Instant::now() + self.timeout;
+        let (sender, outputs) = channel();
+        drain(child.stdout.take(), MAX_OUTPUT_BYTES + 1, 0, sender.clone());
+        drain(child.stderr.take(), MAX_STDERR_BYTES, 1, sender);
+        let exited = wait_until(&mut child, deadline);
+        // The group is killed while its leader is unreaped, so its id is still theirs:
+        // whatever the program left running (and holding the pipes) goes with it.
+        stop_group(&child);
+        let status = match exited {
+            Ok(true) => child.wait(),
+            Ok(false) | Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
                 return Err(Error::callback(
                     format!(
                         "the summary command {name:?} did not finish within {} ms",
@@ -109,15 +121,15 @@ impl CommandSummarizer {
                     COMMAND_RECOVERY,
                 ));
             }
-            Err(e) => {
-                stop(&mut child);
-                return Err(Error::io(format!("waiting for the summary command {name:?}"), e));
-            }
-        };
-        // The program is gone; a child it left holding the pipes is killed with its group.
-        stop(&mut child);
-        let stdout = joined(stdout);
-        let stderr = String::from_utf8_lossy(&joined(stderr)).trim().to_owned();
+        }
+        .map_err(|e| Error::io(format!("waiting for the summary command {name:?}"), e))?;
+        let (stdout, stderr) = collect(&outputs, deadline).ok_or_else(|| {
+            Error::callback(
+                format!("the summary command {name:?} left a process holding its output open"),
+                COMMAND_RECOVERY,
+            )
+        })?;
+        let stderr = String::from_utf8_lossy(&stderr).trim().to_owned();
         if !status.success() {
             let said = if stderr.is_empty() { String::new() } else { format!(": {stderr}") };
             return Err(Error::callback(
@@ -145,11 +157,23 @@ impl Summarizer for CommandSummarizer {
     }
 }
 
-/// The program `program` names, from `dir`: a relative path with a `/` joined to it, any
-/// other name as it is (a bare name is looked up in `PATH`).
-pub(crate) fn program_path(dir: &Path, program: &str) -> PathBuf {
-    let path = Path::new(program);
-    if path.is_relative() && program.contains('/') { dir.join(path) } else { path.to_path_buf() }
+/// The program file `program` names, canonical: a path with a `/` taken from the project
+/// directory `dir`, a bare name looked up in the absolute directories of `PATH` (never a
+/// relative one, which would find the project's files); `None` when there is none.
+pub(crate) fn resolve_program(dir: &Path, program: &str) -> Option<PathBuf> {
+    if program.is_empty() {
+        return None;
+    }
+    let found = if program.contains('/') {
+        Some(dir.join(program))
+    } else {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .filter(|entry| entry.is_absolute())
+            .map(|entry| entry.join(program))
+            .find(|candidate| candidate.is_file())
+    };
+    found?.canonicalize().ok().filter(|path| path.is_file())
 }
 
 /// The messages as the program reads them: one `role: content` line each (the content
@@ -182,32 +206,80 @@ fn input_file(input: &str) -> Result<Stdio> {
 }
 
 /// Reads at most `limit` bytes of `pipe` on a thread, then drains the rest unread so the
-/// program is never blocked on a full pipe.
-fn drain(pipe: Option<impl Read + Send + 'static>, limit: u64) -> Option<JoinHandle<Vec<u8>>> {
-    pipe.map(|mut pipe| {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            let _ = (&mut pipe).take(limit).read_to_end(&mut kept);
-            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
-            kept
-        })
-    })
+/// program is never blocked on a full pipe; sends them, as output `which`, once the pipe
+/// closes.
+fn drain(
+    pipe: Option<impl Read + Send + 'static>,
+    limit: u64,
+    which: usize,
+    sender: std::sync::mpsc::Sender<(usize, Vec<u8>)>,
+) {
+    let Some(mut pipe) = pipe else {
+        let _ = sender.send((which, Vec::new()));
+        return;
+    };
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let _ = (&mut pipe).take(limit).read_to_end(&mut kept);
+        let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+        let _ = sender.send((which, kept));
+    });
 }
 
-/// What a [`drain`] thread read.
-fn joined(reader: Option<JoinHandle<Vec<u8>>>) -> Vec<u8> {
-    reader.and_then(|thread| thread.join().ok()).unwrap_or_default()
+/// Both outputs (stdout, stderr) once their pipes closed, waiting until `deadline` (and a
+/// moment more, for a program that exited just in time); `None` if one stays open.
+fn collect(outputs: &Receiver<(usize, Vec<u8>)>, deadline: Instant) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut got: [Option<Vec<u8>>; 2] = [None, None];
+    let last = deadline.max(Instant::now()) + Duration::from_millis(500);
+    while got.iter().any(Option::is_none) {
+        match outputs.recv_timeout(last.saturating_duration_since(Instant::now())) {
+            Ok((which, bytes)) => got[which] = Some(bytes),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
+        }
+    }
+    let [stdout, stderr] = got;
+    Some((stdout.unwrap_or_default(), stderr.unwrap_or_default()))
 }
 
-/// Kills the child's process group (whatever it started) and reaps the child.
-fn stop(child: &mut Child) {
+/// Waits until the child exits (left unreaped) or `deadline`: whether it exited.
+fn wait_until(child: &mut Child, deadline: Instant) -> std::io::Result<bool> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if exited(child)? {
+            return Ok(true);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(MAX_POLL);
+    }
+}
+
+/// Whether the child has exited, without reaping it (its process group id stays its own).
+#[cfg(unix)]
+fn exited(child: &Child) -> std::io::Result<bool> {
+    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    Ok(waitid(WaitId::Pid(Pid::from_child(child)), options)?.is_some())
+}
+
+/// Whether the child has exited (reaping it: there are no process groups to keep).
+#[cfg(not(unix))]
+fn exited(child: &mut Child) -> std::io::Result<bool> {
+    Ok(child.try_wait()?.is_some())
+}
+
+/// Kills the child's process group (whatever it started); its leader is not reaped yet.
+fn stop_group(child: &Child) {
     #[cfg(unix)]
     {
         let group = rustix::process::Pid::from_child(child);
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    #[cfg(not(unix))]
+    let _ = child;
 }
 
 /// The program's output as a summary: UTF-8 text, at most [`MAX_OUTPUT_BYTES`], without
@@ -230,9 +302,13 @@ fn check_output(name: &str, output: Vec<u8>) -> Result<String> {
 mod tests {
     use super::*;
 
+    /// A trusted `sh -c script`, its trust list in a directory kept for the test run.
     fn shell(script: &str, timeout_ms: u64) -> CommandSummarizer {
-        let argv = vec!["/bin/sh".into(), "-c".into(), script.into()];
-        CommandSummarizer::new(argv, "/", Duration::from_millis(timeout_ms), true)
+        let argv: Vec<String> = vec!["/bin/sh".into(), "-c".into(), script.into()];
+        let home = tempfile::tempdir().expect("a temp dir").keep();
+        let trust = TrustedCommands::at(home.join("trusted-commands.json"));
+        trust.trust(Path::new("/"), &argv, crate::now()).expect("trusted");
+        CommandSummarizer::new(argv, "/", Duration::from_millis(timeout_ms), Some(trust))
     }
 
     #[test]
@@ -255,13 +331,12 @@ mod tests {
         assert!(binary.to_string().contains("not UTF-8"), "{binary}");
         let control = shell("printf 'a\\001b'", 10_000).run("text", 3).unwrap_err();
         assert!(control.to_string().contains("control"), "{control}");
-        let missing = CommandSummarizer::new(
-            vec!["./no-such-program".into()],
-            "/nonexistent-dir-for-memcore",
-            Duration::from_secs(1),
-            true,
-        );
-        assert!(missing.run("text", 3).is_err());
+        // A process that left the group (after a moment, so that it has) and keeps stdout.
+        let leaver = "(setsid sleep 30 &) ; sleep 0.3; echo done";
+        let escaped = shell(leaver, 2_000).run("text", 3).unwrap_err();
+        assert!(escaped.to_string().contains("holding its output"), "{escaped}");
+        assert!(resolve_program(Path::new("/"), "./no-such-program").is_none());
+        assert_eq!(resolve_program(Path::new("/"), "sh"), Path::new("/bin/sh").canonicalize().ok());
     }
 
     #[test]
@@ -269,7 +344,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("ran");
         let argv = vec!["/bin/sh".into(), "-c".into(), format!("touch {}", marker.display())];
-        let untrusted = CommandSummarizer::new(argv, "/", Duration::from_secs(5), false);
+        let untrusted = CommandSummarizer::new(argv, "/", Duration::from_secs(5), None);
         let error = untrusted.run("text", 3).unwrap_err();
         assert!(error.to_string().contains("not trusted"), "{error}");
         assert!(!marker.exists());

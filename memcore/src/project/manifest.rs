@@ -1,6 +1,7 @@
 //! [`ProjectManifest`]: seed 003's `project.json`, read and written whole, its unknown keys
 //! kept.
 
+use std::io::Read;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -13,9 +14,9 @@ use crate::{Config, Error, Result};
 /// The largest manifest read, in bytes: a manifest is a page of settings.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 /// The range of `hot_context_turns`.
-const CONTEXT_TURNS: std::ops::RangeInclusive<usize> = 1..=10_000;
+pub(crate) const CONTEXT_TURNS: std::ops::RangeInclusive<usize> = 1..=10_000;
 /// The range of the windows in days (a century at most).
-const WINDOW_DAYS: std::ops::RangeInclusive<u32> = 1..=36_500;
+pub(crate) const WINDOW_DAYS: std::ops::RangeInclusive<u32> = 1..=36_500;
 /// The range of a summary command's timeout, in milliseconds.
 const TIMEOUT_MS: std::ops::RangeInclusive<u64> = 100..=3_600_000;
 /// A summary command's timeout when the manifest gives none.
@@ -172,8 +173,8 @@ impl ProjectManifest {
     /// Reads the manifest at `path`: `None` when there is none; a validation error naming
     /// the key for one that does not read or holds a value out of range.
     pub fn load(path: &Path) -> Result<Option<Self>> {
-        let size = match std::fs::metadata(path) {
-            Ok(meta) => meta.len(),
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
             // No manifest; a store path that is no directory is the store's to report.
             Err(e)
                 if matches!(
@@ -185,14 +186,27 @@ impl ProjectManifest {
             }
             Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
         };
-        if size > MAX_MANIFEST_BYTES {
+        // A collection named `project.json` is a directory of memories, not a manifest.
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        // A cloned repository may carry a link to any file (a secret, /dev/zero).
+        if !meta.is_file() {
             return Err(Error::validation(
-                format!("{} is {size} bytes; a manifest is at most 1 MiB", path.display()),
+                format!("{} is not a regular file (a symbolic link?)", path.display()),
                 MANIFEST_RECOVERY,
             ));
         }
-        let text = std::fs::read_to_string(path)
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_MANIFEST_BYTES + 1).read_to_string(&mut text))
             .map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(Error::validation(
+                format!("{} is over 1 MiB; a manifest is a page of settings", path.display()),
+                MANIFEST_RECOVERY,
+            ));
+        }
         let deserializer = &mut serde_json::Deserializer::from_str(&text);
         let manifest: Self = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             Error::validation(format!("{} does not read: {e}", path.display()), MANIFEST_RECOVERY)

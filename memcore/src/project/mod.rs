@@ -13,7 +13,9 @@
 //! }
 //! ```
 //!
-//! - **Retention** overrides the store's config when the store opens: `hot_context_turns`
+//! - **Retention** overrides the store's config when the store opens (a store handed to
+//!   [`crate::MemcoreBuilder::store`] was opened with its own settings: the lifecycle
+//!   follows the manifest, the store's tiers do not): `hot_context_turns`
 //!   and `warm_window_days` are the tiered store's (`tiered:`), `archive_after_days` the
 //!   lifecycle's (`lifecycle:`).
 //! - **Summary** picks the summariser of the summaries memcore makes by itself
@@ -26,7 +28,7 @@
 //! and [`crate::Memcore::project_trust`].
 
 mod command;
-mod manifest;
+pub(crate) mod manifest;
 mod requests;
 mod trust;
 

@@ -12,7 +12,8 @@ use crate::TimelineEntry;
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ProjectInitRequest {
-    /// The project's id (default: the project directory's name as a slug).
+    /// The project's id (default: the store directory's name as a slug, its parent's for a
+    /// store named `.memcore`).
     #[serde(default)]
     pub project_id: Option<String>,
     /// Its name for people (default: the project id).

@@ -105,17 +105,31 @@ impl TrustedCommands {
     }
 }
 
-/// What trust covers: the command line and, when the program is a file inside the project
-/// (a script the repository carries), its contents, so a pull that changes it needs trust
-/// again.
+/// What trust covers: the command line, the program it resolves to (a change of `PATH`
+/// that finds another one needs trust again) and, for the program and every argument that
+/// is a file inside the project (a script the repository carries), their contents, so a pull
+/// that changes them needs trust again. Files the program reads by itself are not covered.
 fn fingerprint(project: &Path, argv: &[String]) -> Result<String> {
-    let program = super::command::program_path(project, argv.first().map_or("", String::as_str));
-    let inside = program.is_relative() || program.starts_with(project);
-    let contents = match std::fs::read(&program) {
-        Ok(bytes) if inside => sha256_hex(&bytes),
-        _ => String::new(),
+    let project = canonical(project)?;
+    let inside = |path: &Path| -> String {
+        match path.canonicalize() {
+            Ok(path) if path.starts_with(&project) && path.is_file() => {
+                std::fs::read(&path).map(|bytes| sha256_hex(&bytes)).unwrap_or_default()
+            }
+            _ => String::new(),
+        }
     };
-    let key = serde_json::json!({ "command": argv, "program": contents });
+    let name = argv.first().map_or("", String::as_str);
+    let program = super::command::resolve_program(&project, name);
+    let program_contents = program.as_deref().map(inside).unwrap_or_default();
+    let arguments: Vec<String> =
+        argv.iter().skip(1).map(|arg| inside(&project.join(arg))).collect();
+    let key = serde_json::json!({
+        "command": argv,
+        "program": program,
+        "program_contents": program_contents,
+        "arguments": arguments,
+    });
     Ok(sha256_hex(key.to_string().as_bytes()))
 }
 
@@ -144,5 +158,11 @@ mod tests {
         assert!(!trusted.is_trusted(project.path(), &["./sum.sh".into(), "-x".into()]).unwrap());
         std::fs::write(&script, "curl evil\n").unwrap();
         assert!(!trusted.is_trusted(project.path(), &argv).unwrap());
+        // An interpreter's script is covered too.
+        let interpreted = vec!["sh".to_owned(), "sum.sh".to_owned()];
+        trusted.trust(project.path(), &interpreted, crate::now()).unwrap();
+        assert!(trusted.is_trusted(project.path(), &interpreted).unwrap());
+        std::fs::write(&script, "curl evil again\n").unwrap();
+        assert!(!trusted.is_trusted(project.path(), &interpreted).unwrap());
     }
 }

@@ -14,7 +14,7 @@ use crate::compose::Tokenizer;
 #[serde(rename_all = "snake_case")]
 pub enum SummarizerChoice {
     /// The handle's callback if one is set ([`crate::Memcore::set_summarizer`]), else the
-    /// extractive default.
+    /// project manifest's summary command (mode `command`), else the extractive default.
     #[default]
     Auto,
     /// The built-in extractive summariser.
