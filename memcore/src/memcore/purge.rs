@@ -214,10 +214,14 @@ impl Memcore {
                     let group = Group { digest: reference.clone(), period, members };
                     let fresh: Vec<&Memory> = group.members.iter().map(AsRef::as_ref).collect();
                     let input = summary_input(None, &fresh);
-                    // A purge must finish: a summary command that fails (untrusted, broken,
-                    // too slow) gives way to the extractive summariser here.
+                    // A purge must finish: the manifest's summary command failing (untrusted,
+                    // broken, too slow) gives way to the extractive summariser. A summariser
+                    // set in code is the caller's: its failure stops the purge, which running
+                    // it again finishes.
+                    let from_code = self.summarizer.read().is_some();
                     let summary = match self.summarize_automatically(input.clone(), DIGEST_TOKENS) {
                         Ok(summary) => summary,
+                        Err(e) if from_code => return Err(e),
                         Err(_) => condense(&ExtractiveSummarizer, input, DIGEST_TOKENS)?,
                     };
                     self.put_with(digest(&group, None, &fresh, &summary), PutMode::Upsert)?;
