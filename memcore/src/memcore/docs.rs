@@ -370,7 +370,7 @@ impl Memcore {
     /// config file, else the directory holding the store), or `root` inside it. A caller
     /// cannot widen it: over MCP, a client naming `/` must not read the machine.
     fn documents_roots(&self, root: Option<&str>) -> Result<Roots> {
-        let project = crate::project::project_dir(self.location());
+        let project = self.project_dir().to_path_buf();
         let project = canonical_root(&project)?;
         let Some(root) = root else { return Ok(Roots::project(project)) };
         let root = canonical_root(&project.join(root))?;

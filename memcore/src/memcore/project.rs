@@ -197,6 +197,12 @@ impl Memcore {
         self.project_info()
     }
 
+    /// The project directory (canonical when it could be resolved at open): documents and
+    /// summary commands are relative to it.
+    pub(super) fn project_dir(&self) -> &Path {
+        &self.project.dir
+    }
+
     /// The agents a session has when it names none: the manifest's `default_agents`.
     pub(super) fn default_agents(&self) -> Vec<String> {
         self.project.manifest.as_ref().map(|m| m.default_agents.clone()).unwrap_or_default()

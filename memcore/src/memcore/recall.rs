@@ -200,6 +200,7 @@ fn warm_hit(memory: &Memory, score: f64) -> RecallHit {
         agent: memory.agent().map(str::to_owned),
         origins: folded(memory).into_iter().collect(),
         document: chunk_document(memory),
+        text: memory.content.clone(),
     }
 }
 
@@ -286,6 +287,7 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
         ),
     };
     let document = record.memory.as_deref().and_then(chunk_document);
+    let text = record.memory.as_ref().map_or_else(|| record.text.clone(), |m| m.content.clone());
     RecallHit {
         label: String::new(),
         tier: Tier::Cold,
@@ -298,6 +300,7 @@ fn cold_hit(record: ArchivedRecord, score: f64) -> RecallHit {
         agent,
         origins,
         document,
+        text,
     }
 }
 

@@ -4,13 +4,12 @@
 
 use super::Memcore;
 use super::recall::check_agent_takes_part;
+use crate::Result;
 use crate::store::tiered::not_live;
 use crate::store::{
-    HotEvidence, RecallHit, RecallRequest, Retrieval, RetrieveRequest, RetrievedPassage, Tier,
-    Tiers,
+    HotEvidence, RecallHit, RecallRequest, Retrieval, RetrieveRequest, RetrievedPassage,
 };
 use crate::text::shorten;
-use crate::{Error, Result};
 
 /// The longest passage a retrieval appends, in characters (a chunk is 1,000 by default).
 const MAX_PASSAGE_CHARS: usize = 4_000;
@@ -25,9 +24,9 @@ impl Memcore {
     /// When the session ends, its summary lists the sources and ends with `Sources: Doc 1,
     /// Doc 2`.
     ///
-    /// A store that is not tiered is [`Error::Unsupported`], a session that is not live an
-    /// [`Error::NotFound`], an agent not in the session, blank keywords or a marker without
-    /// keywords an [`Error::Validation`]; an output without markers retrieves nothing.
+    /// A store that is not tiered is [`crate::Error::Unsupported`], a session that is not live an
+    /// [`crate::Error::NotFound`], an agent not in the session, blank keywords or a marker without
+    /// keywords an [`crate::Error::Validation`]; an output without markers retrieves nothing.
     ///
     /// ```
     /// use memcore::session::SessionStartRequest;
@@ -60,8 +59,8 @@ impl Memcore {
             let evidence: Vec<HotEvidence> = found
                 .hits
                 .iter()
-                .map(|hit| Ok(HotEvidence { text: self.passage(tiers, hit)?, ..hit.evidence() }))
-                .collect::<Result<_>>()?;
+                .map(|hit| HotEvidence { text: passage(hit), ..hit.evidence() })
+                .collect();
             let updated = tiers.hot().record_retrieval(
                 &request.session,
                 &query,
@@ -89,22 +88,10 @@ impl Memcore {
         retrieval.context = blocks.join("\n\n");
         Ok(retrieval)
     }
+}
 
-    /// The text of what `hit` found, at most [`MAX_PASSAGE_CHARS`]: a memory's content, an
-    /// archived record's text. Gone since the search read it: its excerpt.
-    fn passage(&self, tiers: &Tiers, hit: &RecallHit) -> Result<String> {
-        let text = match hit.tier {
-            Tier::Warm => match self.get(hit.source.as_str()) {
-                Ok(memory) => memory.content,
-                Err(Error::NotFound { .. } | Error::Corrupted { .. }) => hit.excerpt.clone(),
-                Err(e) => return Err(e),
-            },
-            Tier::Cold => match tiers.cold().get(&hit.source) {
-                Ok(record) => record.memory.map_or(record.text, |memory| memory.content),
-                Err(Error::NotFound { .. }) => hit.excerpt.clone(),
-                Err(e) => return Err(e),
-            },
-        };
-        Ok(shorten(text.trim(), MAX_PASSAGE_CHARS))
-    }
+/// The passage `hit` delivers: its text as the recall read it, at most
+/// [`MAX_PASSAGE_CHARS`].
+fn passage(hit: &RecallHit) -> String {
+    shorten(hit.text.trim(), MAX_PASSAGE_CHARS)
 }

@@ -11,9 +11,9 @@ use crate::store::tiered::MAX_RECORDED_QUERY_CHARS;
 use crate::store::tiered::compaction::is_digest;
 use crate::store::tiered::{as_messages, not_live};
 use crate::store::{
-    ArchivedKind, ArchivedRecord, HotSession, HotTurn, SessionEndReport, SessionEndRequest,
-    SessionNoteKind, SessionNoteRequest, SessionStartRequest, SessionTurnRequest, Tiers,
-    TimelineEntry, TimelineKind, TimelineListing, TimelineRequest,
+    ArchivedKind, ArchivedRecord, HotEvidence, HotSession, HotTurn, SessionEndReport,
+    SessionEndRequest, SessionNoteKind, SessionNoteRequest, SessionStartRequest,
+    SessionTurnRequest, Tiers, TimelineEntry, TimelineKind, TimelineListing, TimelineRequest,
 };
 use crate::text::one_line;
 use crate::{AGENT_KEY, Error, Memory, MemoryId, NewMemory, Result};
@@ -343,10 +343,11 @@ fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&st
         Some(agent) => owner == Some(agent),
         None => owner.is_none_or(|owner| !session.agents.iter().any(|a| a == owner)),
     };
-    let sources =
-        session.evidence.iter().filter(|e| listed_here(e.agent.as_deref())).map(|e| {
-            format!("[{}] {} ({})", e.label, plain(&e.title, LISTED_TITLE_CHARS), e.source)
-        });
+    let listed: Vec<&HotEvidence> =
+        session.evidence.iter().filter(|e| listed_here(e.agent.as_deref())).collect();
+    let sources = listed
+        .iter()
+        .map(|e| format!("[{}] {} ({})", e.label, plain(&e.title, LISTED_TITLE_CHARS), e.source));
     push_capped(content, "Sources", sources);
     let queries = session.retrievals.iter().filter(|r| r.agent.as_deref() == agent).map(|r| {
         let mut labels: Vec<&str> = r.labels.iter().take(MAX_LISTED).map(String::as_str).collect();
@@ -358,12 +359,7 @@ fn push_provenance(content: &mut String, session: &HotSession, agent: Option<&st
         format!("{:?} -> {}{more}", plain(&r.query, MAX_RECORDED_QUERY_CHARS), labels.join(", "))
     });
     push_capped(content, "Retrieval history", queries);
-    let labels: Vec<&str> = session
-        .evidence
-        .iter()
-        .filter(|e| listed_here(e.agent.as_deref()))
-        .map(|e| e.label.as_str())
-        .collect();
+    let labels: Vec<&str> = listed.iter().map(|e| e.label.as_str()).collect();
     if !labels.is_empty() {
         let more = labels.len().saturating_sub(MAX_LISTED);
         let more = if more > 0 { format!(" and {more} more") } else { String::new() };

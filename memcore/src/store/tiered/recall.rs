@@ -205,6 +205,11 @@ pub struct RecallHit {
     /// The document it is a chunk of, for a document's chunk (labelled `Doc <n>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<String>,
+    /// Its whole text (a memory's content, an archived record's text), read with it: what
+    /// a retrieval appends to a session (not part of the record).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) text: String,
 }
 
 impl RecallHit {
