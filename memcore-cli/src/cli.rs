@@ -188,9 +188,11 @@ pub(crate) enum Command {
     /// Serve the store to an MCP client over stdio (JSON-RPC on stdin/stdout, warnings on
     /// stderr): operations as tools, with JSON Schemas for arguments and results
     Mcp(McpArgs),
-    /// Serve the store over HTTP on 127.0.0.1 (the library's API: every operation at POST
-    /// /api/ops/NAME, REST paths for memories, search, sessions, versions, keepits,
-    /// compositions and the decay preview, /api/openapi.json)
+    /// Serve the store over HTTP on 127.0.0.1: the memory browser at / (`memcore ui` is the
+    /// same server) and the library's API (every operation at POST /api/ops/NAME, REST paths
+    /// for memories, search, sessions, versions, keepits, compositions and the decay preview,
+    /// /api/openapi.json)
+    #[command(visible_alias = "ui")]
     Serve(ServeArgs),
     /// Make the working directory a project with its own store (.memcore.yaml, .memcore/)
     Init(InitArgs),
@@ -702,6 +704,9 @@ pub(crate) enum SessionCommand {
     Compose(SessionComposeArgs),
     /// Delete versions of a session (refusing, unless --force, ones compositions use)
     Prune(SessionPruneArgs),
+    /// Show a composition's composed context, or delete a composition
+    #[command(subcommand)]
+    Composition(CompositionCommand),
     /// Start a live session (tiered stores): its turns stay hot until it ends
     Start(SessionStartArgs),
     /// Add a turn to a live session: ROLE said TEXT (`-` reads standard input)
@@ -717,6 +722,23 @@ pub(crate) enum SessionCommand {
     /// markers of an agent's output; prints the [Doc 1]-labelled passages appended to its
     /// context
     Retrieve(SessionRetrieveArgs),
+}
+
+/// `session composition ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CompositionCommand {
+    /// Print the context a composition composed (with --json, its record too)
+    Show(CompositionArgs),
+    /// Delete a composition: its record and files (the versions it used can then be pruned)
+    Delete(CompositionArgs),
+}
+
+/// `session composition show|delete`.
+#[derive(Debug, Args)]
+pub(crate) struct CompositionArgs {
+    /// The composition's name
+    #[arg(value_name = "NAME")]
+    pub(crate) name: String,
 }
 
 /// `session retrieve`.

@@ -873,6 +873,17 @@ impl PyMemcore {
         self.call_record(py, "session_prune", request, "PruneResult")
     }
 
+    /// The composition `name` with the context it composed (`CompositionContext`).
+    fn composition_show(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "composition_show", json!({"name": name}), "CompositionContext")
+    }
+
+    /// Deletes the composition `name` (its record and files; the versions it used can then
+    /// be pruned) and returns its `CompositionRecord`.
+    fn composition_delete(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        self.call_record(py, "composition_delete", json!({"name": name}), "CompositionRecord")
+    }
+
     /// Starts a live session of a tiered store (`backend: tiered`) and returns its
     /// `HotSession`. Options: `title`, `agents` (ids of the agents taking part). An id live
     /// or ended already raises `ConflictError`; a store that is not tiered

@@ -59,10 +59,16 @@ def test_sessions_register_compress_compose_and_prune(store: memcore.Memcore, tm
     assert version.version_id == "v001" and version.keepit_stats.preserved == 1
     composition = store.session_compose("ctx", "chat", budget=10_000)
     assert composition.components[0].version_id == "original"
+    composed = store.composition_show("ctx")
+    assert isinstance(composed, memcore.CompositionContext)
+    assert composed.composition == composition and "## Session chat" in composed.context
     listing = store.session_list()
     assert [s.session_id for s in listing.sessions] == ["chat"]
     pruned = store.session_prune("chat", keep_latest=0)
     assert pruned.deleted == ("v001",)
+    assert store.composition_delete("ctx").name == "ctx"
+    with pytest.raises(memcore.NotFoundError):
+        store.composition_show("ctx")
     with pytest.raises(memcore.NotFoundError):
         store.session_show("nope")
 

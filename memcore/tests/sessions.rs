@@ -334,6 +334,39 @@ fn sessions_compose_by_the_seeds_algorithm_and_versions_in_use_are_protected() {
 }
 
 #[test]
+fn a_composition_is_read_back_and_deleting_it_frees_its_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = open(&dir.path().join("store"));
+    add(&memcore, &claude_transcript(dir.path(), "chat", 20));
+    let version = memcore
+        .session_compress(&SessionCompressRequest::new("chat", CompressionSettings::uniform(4.0)))
+        .unwrap();
+    let components = vec![ComponentRequest::at_version("chat", version.version_id.as_str())];
+    let record =
+        memcore.session_compose(&SessionComposeRequest::new("weekly", components, 5_000)).unwrap();
+    let composed = memcore.session_composition("weekly").unwrap();
+    assert_eq!(composed.composition, record);
+    let file = dir.path().join("store/.memcore/sessions/composed/weekly/composed.md");
+    assert_eq!(composed.context, std::fs::read_to_string(&file).unwrap());
+    assert!(composed.context.contains("## Session chat"), "{}", composed.context);
+
+    // In use, the version cannot be pruned; once the composition is gone, it can.
+    let prune = SessionPruneRequest::versions("chat", vec![version.version_id.clone()]);
+    assert_eq!(memcore.session_prune(&prune).unwrap_err().category(), Category::Conflict);
+    assert_eq!(memcore.session_composition_delete("weekly").unwrap(), record);
+    assert!(!file.parent().unwrap().exists(), "its files are gone");
+    assert!(memcore.session_list().unwrap().compositions.is_empty());
+    assert_eq!(memcore.session_prune(&prune).unwrap().deleted, [version.version_id]);
+
+    for bad in ["weekly", "../manifest", ""] {
+        let shown = memcore.session_composition(bad).unwrap_err().category();
+        let deleted = memcore.session_composition_delete(bad).unwrap_err().category();
+        let want = if bad == "weekly" { Category::NotFound } else { Category::Validation };
+        assert_eq!((shown, deleted), (want, want), "{bad:?}");
+    }
+}
+
+#[test]
 fn a_changed_original_is_reported_as_corrupted() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = open(&dir.path().join("store"));

@@ -10,7 +10,8 @@ use memcore::session::{
 
 use super::tiers;
 use crate::cli::{
-    ComposeArgs, SessionAddArgs, SessionCommand, SessionComposeArgs, SessionCompressArgs,
+    ComposeArgs, CompositionCommand, SessionAddArgs, SessionCommand, SessionComposeArgs,
+    SessionCompressArgs,
 };
 use crate::failure::Failure;
 use crate::output::{Output, serde_name};
@@ -115,6 +116,20 @@ pub(super) fn session(
             Ok(())
         }
         SessionCommand::Show(args) => show(&memcore.session_show(&args.session)?, out),
+        SessionCommand::Composition(CompositionCommand::Show(args)) => {
+            let composed = memcore.session_composition(&args.name)?;
+            if out.json() {
+                return out.print_json(&composed);
+            }
+            out.line(composed.context.trim_end())
+        }
+        SessionCommand::Composition(CompositionCommand::Delete(args)) => {
+            let record = memcore.session_composition_delete(&args.name)?;
+            if out.json() {
+                return out.print_json(&record);
+            }
+            out.confirm(&format!("deleted composition {}", record.name))
+        }
         SessionCommand::Start(args) => tiers::start(memcore, args, out),
         SessionCommand::Turn(args) => tiers::turn(memcore, args, out),
         SessionCommand::Note(args) => tiers::note(memcore, args, out),

@@ -94,10 +94,23 @@ fn sessions_are_added_compressed_composed_and_pruned() {
         .stdout(contains("explicit").and(contains("composition ctx")));
     let listing = sandbox.json(&["session", "list"]);
     assert_eq!(listing["compositions"][0]["name"], "ctx");
+    sandbox
+        .run(&["session", "composition", "show", "ctx"])
+        .assert()
+        .success()
+        .stdout(contains("## Session chat-1 (v001)"));
+    let shown = sandbox.json(&["session", "composition", "show", "ctx"]);
+    assert_eq!(shown["composition"]["name"], "ctx");
     let error = sandbox.rejected(&["session", "prune", "chat-1", "--version", "v001"], "", 5);
     assert!(error["message"].as_str().unwrap().contains("used by compositions: ctx"));
     let pruned = sandbox.json(&["session", "prune", "chat-1", "--keep-latest", "0", "--force"]);
     assert_eq!(pruned["deleted"], serde_json::json!(["v001", "v002"]));
+    sandbox
+        .run(&["session", "composition", "delete", "ctx"])
+        .assert()
+        .success()
+        .stdout(contains("deleted composition ctx"));
+    sandbox.rejected(&["session", "composition", "show", "ctx"], "", 1);
     sandbox.rejected(&["session", "show", "nope"], "", 1);
     sandbox.rejected(&["session", "add", "/nonexistent.jsonl"], "", 1);
 }

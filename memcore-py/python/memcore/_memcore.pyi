@@ -132,6 +132,7 @@ __all__ = [
     "SessionSummary",
     "CompositionComponent",
     "CompositionRecord",
+    "CompositionContext",
     "SessionListing",
     "PruneResult",
     "HotTurn",
@@ -1269,6 +1270,15 @@ class CompositionRecord(Record):
     def warnings(self) -> tuple[str, ...]: ...
 
 @final
+class CompositionContext(Record):
+    """A composition and the context it composed."""
+
+    @property
+    def composition(self) -> CompositionRecord: ...
+    @property
+    def context(self) -> str: ...
+
+@final
 class SessionListing(Record):
     """The registered sessions and compositions."""
 
@@ -2071,6 +2081,10 @@ class Memcore:
         force: bool = False,
     ) -> PruneResult:
         """Deletes versions of a session (refusing, unless forced, ones compositions use)."""
+    def composition_show(self, name: str) -> CompositionContext:
+        """A composition with the context it composed."""
+    def composition_delete(self, name: str) -> CompositionRecord:
+        """Deletes a composition (its record and files); returns its record."""
     def session_start(
         self, session: str, *, title: str | None = None, agents: Iterable[str] = ()
     ) -> HotSession:

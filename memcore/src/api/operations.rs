@@ -22,10 +22,10 @@ use crate::docs::{
 use crate::links::{AppendRequest, BacklinksRequest, LinkList, MergeRequest, MergeResult};
 use crate::project::{ProjectInfo, ProjectInitRequest};
 use crate::session::{
-    CompositionRecord, CompressionRecord, PruneResult, SessionAddRequest, SessionComposeRequest,
-    SessionCompressRequest, SessionEndReport, SessionEndRequest, SessionListing,
-    SessionNoteRequest, SessionPruneRequest, SessionRecord, SessionRequest, SessionStartRequest,
-    SessionTurnRequest,
+    CompositionContext, CompositionRecord, CompositionRequest, CompressionRecord, PruneResult,
+    SessionAddRequest, SessionComposeRequest, SessionCompressRequest, SessionEndReport,
+    SessionEndRequest, SessionListing, SessionNoteRequest, SessionPruneRequest, SessionRecord,
+    SessionRequest, SessionStartRequest, SessionTurnRequest,
 };
 use crate::{
     AuditRecord, CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing,
@@ -73,6 +73,8 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<SessionCompress>(),
     OperationEntry::of::<SessionCompose>(),
     OperationEntry::of::<SessionPrune>(),
+    OperationEntry::of::<CompositionShow>(),
+    OperationEntry::of::<CompositionDelete>(),
     OperationEntry::of::<SessionStart>(),
     OperationEntry::of::<SessionTurn>(),
     OperationEntry::of::<SessionNote>(),
@@ -438,6 +440,24 @@ operation! {
     SessionPrune = "session_prune" (writes),
     "Delete compression versions of a session (refusing, unless forced, ones a composition uses)",
     |memcore, request: SessionPruneRequest| -> PruneResult { memcore.session_prune(&request) }
+}
+
+operation! {
+    /// `composition_show`: [`Memcore::session_composition`].
+    CompositionShow = "composition_show" (reads),
+    "Show a composition: its record and the context it composed",
+    |memcore, request: CompositionRequest| -> CompositionContext {
+        memcore.session_composition(&request.name)
+    }
+}
+
+operation! {
+    /// `composition_delete`: [`Memcore::session_composition_delete`].
+    CompositionDelete = "composition_delete" (writes),
+    "Delete a composition (its record and files; the versions it used can then be pruned)",
+    |memcore, request: CompositionRequest| -> CompositionRecord {
+        memcore.session_composition_delete(&request.name)
+    }
 }
 
 operation! {

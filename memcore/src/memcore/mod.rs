@@ -12,6 +12,7 @@ mod builder;
 mod capture;
 mod compact;
 mod compose;
+mod compositions;
 mod decay;
 mod docs;
 mod docs_change;

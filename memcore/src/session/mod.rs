@@ -35,9 +35,9 @@ pub use records::{
 };
 pub(crate) use records::{Manifest, VersionsFile};
 pub use requests::{
-    ComponentRequest, CompositionOutput, PruneResult, SessionAddRequest, SessionComposeRequest,
-    SessionCompressRequest, SessionListing, SessionPruneRequest, SessionRequest, SessionSummary,
-    SummarizerChoice,
+    ComponentRequest, CompositionContext, CompositionOutput, CompositionRequest, PruneResult,
+    SessionAddRequest, SessionComposeRequest, SessionCompressRequest, SessionListing,
+    SessionPruneRequest, SessionRequest, SessionSummary, SummarizerChoice,
 };
 pub use select::{
     MIN_SELECTION_SCORE, Selection, SelectionCriteria, score_version, select_best_version,

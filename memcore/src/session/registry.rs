@@ -159,10 +159,24 @@ impl Registry {
         })
     }
 
+    /// Removes the empty directory at `relative`; a missing one is fine.
+    pub(crate) fn remove_dir(&self, relative: &Path) -> Result<()> {
+        self.remove_with(relative, |path| fs::remove_dir(path))
+    }
+
     /// Removes the file at `relative`; a missing file is fine.
     pub(crate) fn remove(&self, relative: &Path) -> Result<()> {
+        self.remove_with(relative, |path| fs::remove_file(path))
+    }
+
+    /// Runs `remove` on `relative`, taking a missing entry as removed.
+    fn remove_with(
+        &self,
+        relative: &Path,
+        remove: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<()> {
         let path = self.dir.join(relative);
-        match fs::remove_file(&path) {
+        match remove(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 Err(Error::io(format!("removing {}", path.display()), e))
             }

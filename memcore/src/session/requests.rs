@@ -59,6 +59,26 @@ pub struct SessionRequest {
     pub session: String,
 }
 
+/// Names a composition ([`crate::Memcore::session_composition`],
+/// [`crate::Memcore::session_composition_delete`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct CompositionRequest {
+    /// The composition's name.
+    pub name: String,
+}
+
+/// A composition and the context it composed ([`crate::Memcore::session_composition`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct CompositionContext {
+    /// The composition.
+    pub composition: CompositionRecord,
+    /// The composed context: `composed.md`, or `composed.jsonl` when only that was written.
+    pub context: String,
+}
+
 /// Compresses a session into a new version ([`crate::Memcore::session_compress`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
