@@ -5,17 +5,27 @@
 //! - for a change (any method but `GET`, `HEAD`, `OPTIONS`): no cross-site `Origin` or
 //!   `Sec-Fetch-Site`, and a JSON body when it has one (a form another site posts is
 //!   neither);
-//! - the bearer token, when the server has one (always when it listens beyond loopback).
+//! - the bearer token, when the server has one (always when it listens beyond loopback), or
+//!   from a browser the session cookie `POST /login` set when it was given the token; a
+//!   browser without it asking for a page is sent to `/login`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::Extension;
+use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
+use sha2::{Digest, Sha256};
 
 use super::reply::{Refusal, refused};
+
+/// The cookie a browser that logged in sends instead of the token.
+const SESSION_COOKIE: &str = "memcore_session";
+/// The page where a browser gives the token.
+pub(super) const LOGIN_PATH: &str = "/login";
 
 /// Who may call the server.
 #[derive(Debug, Clone)]
@@ -24,6 +34,9 @@ pub(crate) struct Access {
     hosts: Vec<String>,
     /// The bearer token requests must bring, if any.
     token: Option<String>,
+    /// The session cookie's value standing for the token in a browser: a digest of it, so
+    /// the token itself (which may hold characters a cookie may not) is never stored there.
+    session: Option<String>,
     /// The largest body taken, in bytes: a longer `Content-Length` is refused unread.
     max_body: usize,
 }
@@ -49,14 +62,33 @@ impl Access {
         hosts.extend(extra_hosts.iter().map(|host| host.to_ascii_lowercase()));
         hosts.sort();
         hosts.dedup();
-        Self { hosts, token, max_body }
+        let session = token
+            .as_ref()
+            .map(|token| format!("{:x}", Sha256::digest(format!("memcore-ui:{token}"))));
+        Self { hosts, token, session, max_body }
     }
 
-    /// Whether a request of `method` with `headers` may go on; the refusal otherwise.
-    fn admit(&self, method: &Method, headers: &HeaderMap) -> Result<(), Refusal> {
+    /// Whether the request brings the token: as a bearer token, or as the session cookie.
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        let (Some(token), Some(session)) = (&self.token, &self.session) else {
+            return true;
+        };
+        let bearer = text(headers, header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
+        if bearer.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
+            return true;
+        }
+        headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).any(|cookies| {
+            cookies.split(';').filter_map(|c| c.trim().split_once('=')).any(|(name, value)| {
+                name == SESSION_COOKIE && same(value.as_bytes(), session.as_bytes())
+            })
+        })
+    }
+
+    /// Whether a request of `method` for `path` with `headers` may go on; why not otherwise.
+    fn admit(&self, method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Denied> {
         let host = text(headers, header::HOST).map(str::to_ascii_lowercase);
         if !host.as_ref().is_some_and(|host| self.hosts.contains(host)) {
-            return Err(refused(
+            return Err(Denied::Refused(refused(
                 StatusCode::FORBIDDEN,
                 &format!(
                     "this server does not answer to the host {}",
@@ -66,19 +98,21 @@ impl Access {
                     "address it as one of: {} (`memcore serve --allow-host NAME:PORT` adds one)",
                     self.hosts.join(", ")
                 ),
-            ));
+            )));
         }
-        if let Some(token) = &self.token {
-            let given =
-                text(headers, header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
-            if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
-                return Err(refused(
+        if path != LOGIN_PATH && !self.authorized(headers) {
+            if *method == Method::GET && !path.starts_with("/api/") {
+                return Err(Denied::Login);
+            }
+            return Err(Denied::Refused(
+                refused(
                     StatusCode::UNAUTHORIZED,
                     "a missing or wrong bearer token",
-                    "send `Authorization: Bearer <token>` with the server's MEMCORE_SERVE_TOKEN",
+                    "send `Authorization: Bearer <token>` with the server's MEMCORE_SERVE_TOKEN \
+                     (in a browser: log in at /login)",
                 )
-                .challenge());
-            }
+                .challenge(),
+            ));
         }
         if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
             return Ok(());
@@ -88,19 +122,19 @@ impl Access {
             !self.hosts.iter().any(|host| origin.eq_ignore_ascii_case(&format!("http://{host}")))
         });
         if cross_site || foreign_origin {
-            return Err(refused(
+            return Err(Denied::Refused(refused(
                 StatusCode::FORBIDDEN,
                 "a change requested from another site",
                 "change the store from this server's own pages, or from a program (no Origin)",
-            ));
+            )));
         }
         let length = text(headers, header::CONTENT_LENGTH).and_then(|len| len.parse::<u64>().ok());
         if length.is_some_and(|len| len > self.max_body as u64) {
-            return Err(refused(
+            return Err(Denied::Refused(refused(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("a request body of {} bytes", length.unwrap_or_default()),
                 &format!("send at most {} MiB", self.max_body >> 20),
-            ));
+            )));
         }
         let has_body =
             length.is_some_and(|len| len > 0) || headers.contains_key(header::TRANSFER_ENCODING);
@@ -110,14 +144,23 @@ impl Access {
                 .is_some_and(|k| k.trim().eq_ignore_ascii_case("application/json"))
         });
         if has_body && !json {
-            return Err(refused(
+            return Err(Denied::Refused(refused(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "a request body that is not JSON",
                 "send the request record as JSON with `Content-Type: application/json`",
-            ));
+            )));
         }
         Ok(())
     }
+}
+
+/// Why a request may not go on.
+#[derive(Debug)]
+enum Denied {
+    /// Refused, with an error reply.
+    Refused(Refusal),
+    /// A browser without the session cookie asked for a page: it logs in first.
+    Login,
 }
 
 /// The middleware: [`Access::admit`], then the route.
@@ -126,9 +169,42 @@ pub(super) async fn check(
     request: Request,
     next: Next,
 ) -> Response {
-    match access.admit(request.method(), request.headers()) {
+    match access.admit(request.method(), request.uri().path(), request.headers()) {
         Ok(()) => next.run(request).await,
-        Err(refusal) => refusal.into_response(),
+        Err(Denied::Refused(refusal)) => refusal.into_response(),
+        Err(Denied::Login) => Redirect::to(LOGIN_PATH).into_response(),
+    }
+}
+
+/// `POST /login` with `{"token": "..."}`: the session cookie when the token is right (the
+/// browser then sends it instead of the token), a `401` otherwise.
+pub(super) async fn login(Extension(access): Extension<Arc<Access>>, body: Bytes) -> Response {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Login {
+        token: String,
+    }
+    let given = serde_json::from_slice::<Login>(&body).ok();
+    let (Some(token), Some(session), Some(given)) = (&access.token, &access.session, given) else {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "no token to log in with: this server takes none, or the body is not {\"token\": ...}",
+            "send {\"token\": \"<MEMCORE_SERVE_TOKEN>\"} to a server started with one",
+        )
+        .into_response();
+    };
+    if !same(given.token.as_bytes(), token.as_bytes()) {
+        return refused(
+            StatusCode::UNAUTHORIZED,
+            "a wrong token",
+            "give the MEMCORE_SERVE_TOKEN the server was started with",
+        )
+        .into_response();
+    }
+    let cookie = format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict");
+    match HeaderValue::from_str(&cookie) {
+        Ok(cookie) => (StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }
 
@@ -158,32 +234,52 @@ mod tests {
     fn hosts_origins_and_tokens_are_checked() {
         let local = Access::new("127.0.0.1:7878".parse().unwrap(), &[], None, 1 << 20);
         let ok = headers(&[("host", "localhost:7878")]);
-        assert!(local.admit(&Method::GET, &ok).is_ok());
-        assert!(local.admit(&Method::GET, &headers(&[("host", "evil.example:7878")])).is_err());
-        assert!(local.admit(&Method::GET, &HeaderMap::new()).is_err());
+        assert!(local.admit(&Method::GET, "/api/memories", &ok).is_ok());
+        assert!(
+            local.admit(&Method::GET, "/", &headers(&[("host", "evil.example:7878")])).is_err()
+        );
+        assert!(local.admit(&Method::GET, "/", &HeaderMap::new()).is_err());
         let foreign = headers(&[("host", "127.0.0.1:7878"), ("origin", "http://evil.example")]);
-        assert!(local.admit(&Method::GET, &foreign).is_ok(), "a read from anywhere");
-        assert!(local.admit(&Method::POST, &foreign).is_err(), "a change only from here");
+        assert!(
+            local.admit(&Method::GET, "/api/memories", &foreign).is_ok(),
+            "a read from anywhere"
+        );
+        assert!(
+            local.admit(&Method::POST, "/api/search", &foreign).is_err(),
+            "a change only from here"
+        );
         let form = headers(&[
             ("host", "127.0.0.1:7878"),
             ("content-type", "text/plain"),
             ("content-length", "3"),
         ]);
-        assert!(local.admit(&Method::POST, &form).is_err());
+        assert!(local.admit(&Method::POST, "/api/search", &form).is_err());
         let huge = headers(&[
             ("host", "127.0.0.1:7878"),
             ("content-type", "application/json"),
             ("content-length", "2000000"),
         ]);
-        assert!(local.admit(&Method::POST, &huge).is_err());
+        assert!(local.admit(&Method::POST, "/api/search", &huge).is_err());
 
         let wide =
             Access::new("0.0.0.0:7878".parse().unwrap(), &[], Some("s3cret".into()), 1 << 20);
         let bare = headers(&[("host", "0.0.0.0:7878")]);
-        assert!(wide.admit(&Method::GET, &bare).is_err());
+        assert!(matches!(
+            wide.admit(&Method::GET, "/api/memories", &bare),
+            Err(Denied::Refused(_))
+        ));
+        assert!(matches!(wide.admit(&Method::GET, "/", &bare), Err(Denied::Login)));
+        assert!(wide.admit(&Method::GET, LOGIN_PATH, &bare).is_ok());
         let good = headers(&[("host", "0.0.0.0:7878"), ("authorization", "Bearer s3cret")]);
-        assert!(wide.admit(&Method::GET, &good).is_ok());
+        assert!(wide.admit(&Method::GET, "/api/memories", &good).is_ok());
         let bad = headers(&[("host", "0.0.0.0:7878"), ("authorization", "Bearer s3cre7")]);
-        assert!(wide.admit(&Method::GET, &bad).is_err());
+        assert!(wide.admit(&Method::GET, "/api/memories", &bad).is_err());
+        let session = wide.session.clone().unwrap();
+        let cookie = format!("theme=dark; memcore_session={session}");
+        let mut browser = headers(&[("host", "0.0.0.0:7878")]);
+        browser.insert(header::COOKIE, cookie.parse().unwrap());
+        assert!(wide.admit(&Method::GET, "/api/memories", &browser).is_ok());
+        browser.insert(header::COOKIE, "memcore_session=forged".parse().unwrap());
+        assert!(wide.admit(&Method::GET, "/api/memories", &browser).is_err());
     }
 }

@@ -5,12 +5,14 @@
 //! - [`guard`]: what a request must bring: a `Host` this server answers to (no DNS
 //!   rebinding), a same-site `Origin` for a change, the bearer token when one is set;
 //! - [`reply`]: results and errors as JSON, with the status each error category means;
-//! - [`openapi`]: the OpenAPI document, made from the operations' JSON Schemas.
+//! - [`openapi`]: the OpenAPI document, made from the operations' JSON Schemas;
+//! - [`ui`]: the memory browser, pages over the same store (`memcore ui`).
 
 mod guard;
 mod openapi;
 mod reply;
 mod routes;
+mod ui;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -54,7 +56,9 @@ pub(crate) fn serve(memcore: Memcore, args: &ServeArgs, out: &mut Output) -> Res
             .map_err(|err| memcore::Error::io("reading the address served", err))?;
         let access = Access::new(bound, &args.allow_hosts, token, MAX_BODY_BYTES);
         let app = routes::router(Arc::new(memcore), access, MAX_BODY_BYTES);
-        out.line(&format!("memcore serves http://{bound}/ (the API under /api/)"))?;
+        out.line(&format!(
+            "memcore serves http://{bound}/ (the memory browser; the API under /api/)"
+        ))?;
         axum::serve(listener, app)
             .await
             .map_err(|err| memcore::Error::io(format!("serving on {bound}"), err).into())

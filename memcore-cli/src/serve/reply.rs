@@ -42,7 +42,13 @@ impl IntoResponse for Refusal {
 
 /// The reply to a failed operation: its error with the status its kind means.
 pub(super) fn failed(err: &Error) -> Refusal {
-    let status = match err {
+    let error = serde_json::to_value(ErrorInfo::of(err)).unwrap_or_default();
+    Refusal { status: status_of(err), error, challenge: false }
+}
+
+/// The HTTP status an error means.
+pub(super) fn status_of(err: &Error) -> StatusCode {
+    match err {
         // The request itself is wrong: a field, a type, JSON that does not parse.
         Error::Request { .. } => StatusCode::BAD_REQUEST,
         _ => match err.category() {
@@ -54,9 +60,7 @@ pub(super) fn failed(err: &Error) -> Refusal {
             Category::Callback => StatusCode::BAD_GATEWAY,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         },
-    };
-    let error = serde_json::to_value(ErrorInfo::of(err)).unwrap_or_default();
-    Refusal { status, error, challenge: false }
+    }
 }
 
 /// A refusal before any operation runs (a foreign host, a missing token, a body too

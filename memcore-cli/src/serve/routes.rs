@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
@@ -12,6 +11,7 @@ use axum::http::StatusCode;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
+use axum::{Extension, Router};
 use memcore::Memcore;
 use memcore::api::operation;
 use serde_json::{Map, Value, json};
@@ -25,6 +25,7 @@ type Store = State<Arc<Memcore>>;
 
 /// The routes over `memcore`, behind `access`, taking bodies up to `limit` bytes.
 pub(super) fn router(memcore: Arc<Memcore>, access: Access, limit: usize) -> Router {
+    let access = Arc::new(access);
     Router::new()
         .route("/api/openapi.json", get(|| async { ok(openapi::document()) }))
         .route("/api/ops/{operation}", post(by_name))
@@ -41,14 +42,25 @@ pub(super) fn router(memcore: Arc<Memcore>, access: Access, limit: usize) -> Rou
         .route("/api/memory/sessions/{session}/versions/{version}", axum::routing::delete(prune))
         .route("/api/memory/compositions", get(compositions).post(compose))
         .route(
+            "/api/memory/compositions/{name}",
+            get(|store: Store, Path(name): Path<String>| {
+                call(store, "composition_show", json!({ "name": name }))
+            })
+            .delete(|store: Store, Path(name): Path<String>| {
+                call(store, "composition_delete", json!({ "name": name }))
+            }),
+        )
+        .route(
             "/api/memory/decay/preview",
             post(|store: Store, body| call_with(store, "keepit_preview", body, Map::new())),
         )
+        .merge(super::ui::router())
         .fallback(|| async {
             refused(StatusCode::NOT_FOUND, "no such path", "see /api/openapi.json for the API")
                 .into_response()
         })
-        .layer(middleware::from_fn_with_state(Arc::new(access), guard::check))
+        .layer(middleware::from_fn_with_state(Arc::clone(&access), guard::check))
+        .layer(Extension(access))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(memcore)
 }

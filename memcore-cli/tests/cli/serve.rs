@@ -56,6 +56,11 @@ impl Server {
         self.send("GET", path, None, &[])
     }
 
+    /// `GET path` of a page: the reply as it came.
+    fn page(&self, path: &str) -> Reply {
+        exchange(&self.addr, "GET", path, &[("Host", self.addr.as_str())], None, None)
+    }
+
     fn json(&self, method: &str, path: &str, body: &Value) -> (u16, Value) {
         self.send(method, path, Some(body), &[("Content-Type", "application/json")])
     }
@@ -78,6 +83,36 @@ fn raw(
     body: Option<&str>,
     claimed: Option<usize>,
 ) -> (u16, Value) {
+    let reply = exchange(addr, method, path, headers, body, claimed);
+    (reply.status, serde_json::from_str(&reply.body).unwrap_or(Value::Null))
+}
+
+/// A reply as it came: status, header lines (names in lower case) and body.
+struct Reply {
+    status: u16,
+    headers: String,
+    body: String,
+}
+
+impl Reply {
+    /// The value of the header `name` (lower case), if sent.
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+/// One HTTP/1.1 exchange, as [`raw`], the reply as it came.
+fn exchange(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+    claimed: Option<usize>,
+) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();
     // A server that answers before reading a refused body may keep the connection open.
     stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
@@ -94,8 +129,8 @@ fn raw(
     let _ = stream.read_to_end(&mut bytes);
     let reply = String::from_utf8_lossy(&bytes);
     let status = reply.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = reply.split_once("\r\n\r\n").map_or("", |(_, body)| body);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((&reply, ""));
+    Reply { status, headers: head.to_owned(), body: body.to_owned() }
 }
 
 #[test]
@@ -152,6 +187,83 @@ fn the_api_reaches_memories_search_keepits_sessions_and_decay() {
 
     assert_eq!(server.send("DELETE", "/api/memories/knowledge/gpu", None, &[]).0, 200);
     assert_eq!(server.get("/api/memories/knowledge/gpu").0, 404);
+}
+
+#[test]
+fn the_memory_browser_serves_escaped_pages_over_the_same_store() {
+    let sandbox = Sandbox::new();
+    let server = Server::start(&sandbox, &[], None);
+    let hostile = "<script>alert(1)</script> & [[knowledge/gpu]] ##keepit0.80## Keep this.";
+    let memories = json!({"memories": [
+        {"content": "Prefer Metal.", "id": "gpu", "collection": "knowledge", "title": "GPU choice"},
+        {"content": hostile, "id": "odd", "collection": "knowledge", "title": "<b>odd</b>"}]});
+    assert_eq!(server.json("POST", "/api/memories", &memories).0, 200);
+
+    let index = server.page("/");
+    assert_eq!(index.status, 200, "{}", index.body);
+    assert!(index.body.starts_with("<!DOCTYPE html>") && index.body.contains("GPU choice"));
+    let policy = index.header("content-security-policy").unwrap_or_default();
+    assert!(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"));
+    assert_eq!(index.header("x-content-type-options"), Some("nosniff"));
+
+    // What a memory says is shown, never run: titles, content and link anchors are escaped.
+    let odd = server.page("/memories/knowledge/odd");
+    assert_eq!(odd.status, 200, "{}", odd.body);
+    assert!(!odd.body.contains("<script>alert") && !odd.body.contains("<b>odd"), "{}", odd.body);
+    assert!(odd.body.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp;"));
+    assert!(odd.body.contains("href=\"/memories/knowledge/gpu\""), "the link is shown");
+    let gpu = server.page("/memories/knowledge/gpu");
+    assert!(gpu.body.contains("href=\"/memories/knowledge/odd\""), "and the backlink");
+    assert!(odd.body.contains("id=\"decay\""), "the decay preview of the marker");
+
+    let hits = server.page("/?q=metal&mode=text");
+    assert!(hits.body.contains("/memories/knowledge/gpu"), "{}", hits.body);
+    for path in ["/sessions", "/compose", "/lifecycle?days=400", "/assets/ui.css"] {
+        assert_eq!(server.page(path).status, 200, "{path}");
+    }
+    let script = server.page("/assets/ui.js");
+    assert_eq!(script.header("content-type"), Some("text/javascript"));
+
+    // Errors are pages too, with the library's message and recovery, and the right status.
+    let missing = server.page("/memories/knowledge/nope");
+    assert_eq!(missing.status, 404);
+    assert!(missing.body.contains("role=\"alert\"") && missing.body.contains("'nope'"));
+    assert_eq!(server.page("/memories/knowledge/..%2F..%2Fetc").status, 422);
+    assert_eq!(server.page("/sessions/no-such").status, 404);
+    assert_eq!(server.page("/compositions/../../etc").status, 404);
+    // The browser answers only to its own host, as the API does.
+    let rebound = exchange(&server.addr, "GET", "/", &[("Host", "evil.example")], None, None);
+    assert_eq!(rebound.status, 403);
+}
+
+#[test]
+fn compositions_are_shown_exported_and_deleted() {
+    let sandbox = Sandbox::new();
+    let server = Server::start(&sandbox, &[], None);
+    let transcript = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/parity/session.jsonl");
+    let add = json!({"path": transcript, "session_id": "import-job"});
+    assert_eq!(server.json("POST", "/api/ops/session_add", &add).0, 200);
+    let compose = json!({"name": "ctx", "components": [{"session": "import-job"}], "budget": 300});
+    let (status, record) = server.json("POST", "/api/memory/compositions", &compose);
+    assert_eq!(status, 200, "{record}");
+
+    let (status, shown) = server.get("/api/memory/compositions/ctx");
+    assert_eq!(status, 200, "{shown}");
+    assert_eq!(shown["composition"]["name"], "ctx");
+    let context = shown["context"].as_str().unwrap().to_owned();
+    assert!(context.contains("Stream the file"), "{context}");
+
+    let page = server.page("/compositions/ctx");
+    assert!(page.body.contains("id=\"composed\"") && page.body.contains("Stream the file"));
+    let export = server.page("/compositions/ctx/export");
+    assert_eq!(export.header("content-disposition"), Some("attachment; filename=\"ctx.md\""));
+    assert_eq!(export.body, context);
+
+    let (status, deleted) = server.send("DELETE", "/api/memory/compositions/ctx", None, &[]);
+    assert_eq!((status, deleted["name"].clone()), (200, json!("ctx")), "{deleted}");
+    assert_eq!(server.get("/api/memory/compositions/ctx").0, 404);
+    assert_eq!(server.send("DELETE", "/api/memory/compositions/ctx", None, &[]).0, 404);
+    assert_eq!(server.page("/compositions/ctx").status, 404);
 }
 
 #[test]
@@ -217,6 +329,31 @@ fn beyond_loopback_a_token_is_required() {
     assert_eq!(wrong.0, 401);
     let right = [("Authorization", "Bearer correct horse battery staple")];
     assert_eq!(server.send("GET", "/api/memories", None, &right).0, 200);
+
+    // A browser is sent to log in, and then sends the session cookie instead of the token.
+    let page = server.page("/");
+    assert_eq!((page.status, page.header("location")), (303, Some("/login")));
+    let login = server.page("/login");
+    assert!(login.status == 200 && login.body.contains("id=\"login\""), "{}", login.body);
+    let wrong = json!({"token": "correct horse battery stapler"});
+    assert_eq!(server.json("POST", "/login", &wrong).0, 401);
+    let host = server.addr.clone();
+    let headers = [("Host", host.as_str()), ("Content-Type", "application/json")];
+    let body = json!({"token": "correct horse battery staple"}).to_string();
+    let logged_in = exchange(&server.addr, "POST", "/login", &headers, Some(&body), None);
+    assert_eq!(logged_in.status, 204);
+    let cookie = logged_in.header("set-cookie").unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+    assert!(!cookie.contains("horse"), "the token itself is not stored in the browser");
+    let session = cookie.split(';').next().unwrap();
+    let with_cookie = [("Host", host.as_str()), ("Cookie", session)];
+    assert_eq!(exchange(&server.addr, "GET", "/", &with_cookie, None, None).status, 200);
+    assert_eq!(
+        exchange(&server.addr, "GET", "/api/memories", &with_cookie, None, None).status,
+        200
+    );
+    let forged = [("Host", host.as_str()), ("Cookie", "memcore_session=0123")];
+    assert_eq!(exchange(&server.addr, "GET", "/api/memories", &forged, None, None).status, 401);
 }
 
 #[cfg(unix)]

@@ -1,0 +1,67 @@
+//! The lifecycle plan: what a run would archive, tombstone or delete, judged now or some days
+//! from now (a dry run: nothing changes).
+
+use axum::extract::{Query, State};
+use maud::html;
+use memcore::decay::LifecycleOptions;
+use serde::Deserialize;
+
+use super::layout::{self, Nav};
+use super::{Page, Store, on_store};
+use crate::output::serde_name;
+
+/// The plan's query: judge ages this many days from now.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct PlanQuery {
+    days: u32,
+}
+
+/// `GET /lifecycle?days=N`: the plan of a dry run, `days` from now.
+pub(super) async fn plan(State(memcore): Store, Query(query): Query<PlanQuery>) -> Page {
+    let days = query.days.min(36_500);
+    let report = on_store(memcore, move |memcore| {
+        let mut options = LifecycleOptions::new().dry_run(true);
+        if days > 0 {
+            options = options.now(memcore::now() + chrono::TimeDelta::days(i64::from(days)));
+        }
+        memcore.process_lifecycle(&options)
+    })
+    .await?;
+    let stats = &report.stats;
+    let body = html! {
+        h1 { "Lifecycle plan" }
+        form.search action="/lifecycle" method="get" {
+            label for="days" { "Judge ages this many days from now" }
+            input #days type="number" name="days" min="0" max="36500" value=(days);
+            button type="submit" { "Plan" }
+        }
+        p role="status" {
+            "A dry run at " (layout::when(&report.now)) " over " (stats.scanned) " memories would archive "
+            (stats.archived) ", tombstone " (stats.tombstoned) " and delete " (stats.deleted)
+            " (to the trash); nothing has changed. " code { "memcore lifecycle" } " carries it out."
+        }
+        @for error in &report.errors { p.warning { (error) } }
+        @if !report.steps.is_empty() {
+            div.scroll {
+                table #plan {
+                    thead { tr { th { "Memory" } th { "Action" } th { "From" } th { "To" } th { "Why" } th { "Age (days)" } th { "Relevance" } } }
+                    tbody {
+                        @for step in &report.steps {
+                            tr {
+                                td { a href={ "/memories/" (step.reference) } { (step.reference) } }
+                                td { (serde_name(&step.action)) }
+                                td { (step.from) }
+                                td { @if let Some(to) = step.to { (to) } @else { "trash" } }
+                                td { (step.reason) }
+                                td { (format!("{:.0}", step.age_days)) }
+                                td { (format!("{:.2}", step.relevance)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    Ok(layout::page("Lifecycle plan", Nav::Lifecycle, body))
+}

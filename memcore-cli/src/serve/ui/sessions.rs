@@ -1,0 +1,255 @@
+//! Sessions and compositions: sessions by month with their versions and keepit markers, the
+//! composition builder (pick sessions and versions, watch the budget fill), and a
+//! composition's page (its components, the composed context, export and delete).
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+use memcore::session::{SessionListing, SessionRecord, SessionSummary};
+
+use super::layout::{self, Nav};
+use super::{Page, PageError, Store, on_store};
+
+/// The budget the builder starts from, in tokens.
+const DEFAULT_BUDGET: usize = 8_000;
+
+/// `GET /sessions`: sessions by month (newest first) and the compositions.
+pub(super) async fn index(State(memcore): Store) -> Page {
+    let listing = on_store(memcore, |memcore| memcore.session_list()).await?;
+    let mut months: BTreeMap<String, Vec<&SessionSummary>> = BTreeMap::new();
+    for session in &listing.sessions {
+        let time = session.first_timestamp.unwrap_or(session.registered_at);
+        months.entry(time.format("%Y-%m").to_string()).or_default().push(session);
+    }
+    let body = html! {
+        h1 { "Sessions" }
+        @if listing.sessions.is_empty() {
+            p { "No sessions yet: " code { "memcore session add TRANSCRIPT" } " registers one." }
+        }
+        @for (month, sessions) in months.iter().rev() {
+            section aria-label=(month) {
+                h2 { (month) }
+                div.scroll {
+                    table {
+                        thead { tr { th { "Session" } th { "Messages" } th { "Tokens" } th { "Versions" } th { "Keepit markers" } th { "First message" } } }
+                        tbody {
+                            @for s in sessions {
+                                tr {
+                                    td { a href={ "/sessions/" (s.session_id) } { (s.session_id) } }
+                                    td { (s.original_messages) }
+                                    td { (s.original_tokens) }
+                                    td { (s.versions.join(", ")) }
+                                    td { (s.keepit_markers) }
+                                    td { @if let Some(t) = &s.first_timestamp { (layout::when(t)) } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (compositions(&listing))
+    };
+    Ok(layout::page("Sessions", Nav::Sessions, body))
+}
+
+/// The compositions of `listing`.
+fn compositions(listing: &SessionListing) -> Markup {
+    html! {
+        h2 { "Compositions" }
+        @if listing.compositions.is_empty() {
+            p { a href="/compose" { "Compose" } " sessions into one context for a prompt." }
+        } @else {
+            div.scroll {
+                table {
+                    thead { tr { th { "Composition" } th { "Sessions" } th { "Tokens" } th { "Budget" } th { "Created" } } }
+                    tbody {
+                        @for c in &listing.compositions {
+                            tr {
+                                td { a href={ "/compositions/" (c.name) } { (c.name) } }
+                                td { (c.components.len()) }
+                                td { (c.total_tokens) }
+                                td { (c.token_budget) }
+                                td { (layout::when(&c.created_at)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /sessions/{session}`: a session's versions and keepit markers.
+pub(super) async fn page(State(memcore): Store, Path(session): Path<String>) -> Page {
+    let record = on_store(memcore, move |memcore| memcore.session_show(&session)).await?;
+    let body = html! {
+        h1 { "Session " (record.session_id) }
+        dl.meta {
+            dt { "Messages" } dd { (record.original_messages) }
+            dt { "Tokens" } dd { (record.original_tokens) }
+            @if let Some(t) = &record.first_timestamp { dt { "First message" } dd { (layout::when(t)) } }
+            @if let Some(t) = &record.last_timestamp { dt { "Last message" } dd { (layout::when(t)) } }
+            dt { "Registered" } dd { (layout::when(&record.registered_at)) }
+        }
+        h2 { "Compression versions" }
+        @if record.compressions.is_empty() {
+            p { "None yet: " code { "memcore session compress " (record.session_id) } " makes one." }
+        } @else {
+            div.scroll {
+                table #versions {
+                    thead { tr { th { "Version" } th { "Tokens" } th { "Ratio" } th { "Keepits kept" } th { "From" } th { "Created" } } }
+                    tbody {
+                        @for v in &record.compressions {
+                            tr {
+                                td { (v.version_id) }
+                                td { (v.output_tokens) }
+                                td { (format!("{:.1}:1", v.compression_ratio)) }
+                                td { (v.keepit_stats.preserved) " of " (v.keepit_stats.preserved + v.keepit_stats.summarized) }
+                                td { (v.source_version.as_deref().unwrap_or("original")) }
+                                td { (layout::when(&v.created_at)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        h2 { "Keepit markers" }
+        @if record.keepit_markers.is_empty() { p { "None." } }
+        @for marker in &record.keepit_markers {
+            article.marker {
+                p { strong.weight { (format!("{:.2}", marker.weight)) } " " (marker.content) }
+                @if !marker.survived_in.is_empty() { p.small { "Kept in " (marker.survived_in.join(", ")) } }
+                @if !marker.summarized_in.is_empty() { p.small { "Summarised in " (marker.summarized_in.join(", ")) } }
+            }
+        }
+    };
+    Ok(layout::page(&format!("Session {}", record.session_id), Nav::Sessions, body))
+}
+
+/// `GET /compose`: the composition builder. Each session, newest first, can be included at
+/// a version (or the one chosen by score); `ui.js` fills the budget bar as choices change
+/// and posts the composition to the API.
+pub(super) async fn builder(State(memcore): Store) -> Page {
+    let mut sessions = on_store(memcore, |memcore| {
+        let listing = memcore.session_list()?;
+        listing
+            .sessions
+            .iter()
+            .map(|s| memcore.session_show(&s.session_id))
+            .collect::<memcore::Result<Vec<_>>>()
+    })
+    .await?;
+    sessions.sort_by_key(|session| std::cmp::Reverse(session.last_timestamp));
+    let body = html! {
+        h1 { "Compose" }
+        @if sessions.is_empty() {
+            p { "No sessions to compose: " code { "memcore session add TRANSCRIPT" } " registers one." }
+        } @else {
+            form #composer {
+                label for="name" { "Name" }
+                input #name type="text" name="name" required pattern="[a-z0-9][a-z0-9._-]*" value="composed" aria-describedby="name-rule";
+                p #name-rule .small { "Lower-case letters, digits, '.', '_' and '-'." }
+                label for="budget" { "Token budget" }
+                input #budget type="number" name="budget" min="100" step="100" value=(DEFAULT_BUDGET);
+                (layout::budget_bar(0, DEFAULT_BUDGET))
+                fieldset {
+                    legend { "Sessions, newest first" }
+                    @for (place, session) in sessions.iter().enumerate() {
+                        (component(place, session))
+                    }
+                }
+                div.actions {
+                    button type="submit" { "Compose and preview" }
+                    output #compose-status role="status" aria-live="polite" {}
+                }
+            }
+        }
+    };
+    Ok(layout::page("Compose", Nav::Compose, body))
+}
+
+/// One session of the builder: a checkbox and its versions, each with its tokens.
+fn component(place: usize, session: &SessionRecord) -> Markup {
+    let id = &session.session_id;
+    html! {
+        div.component data-session=(id) data-original=(session.original_tokens) {
+            input id={ "use-" (place) } type="checkbox" name="use" checked[place == 0];
+            label for={ "use-" (place) } {
+                (id) " · " (session.original_messages) " messages"
+                @if let Some(t) = &session.last_timestamp { " · " (layout::when(t)) }
+            }
+            label.visually-hidden for={ "version-" (place) } { "Version of " (id) }
+            select id={ "version-" (place) } name="version" {
+                option value="" data-tokens="auto" { "chosen by score" }
+                option value="original" data-tokens=(session.original_tokens) { "original (" (session.original_tokens) " tokens)" }
+                @for v in &session.compressions {
+                    option value=(v.version_id) data-tokens=(v.output_tokens) { (v.version_id) " (" (v.output_tokens) " tokens)" }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /compositions/{name}`: a composition, its components and the context it composed.
+pub(super) async fn composition(State(memcore): Store, Path(name): Path<String>) -> Page {
+    let composed = on_store(memcore, move |memcore| memcore.session_composition(&name)).await?;
+    let record = &composed.composition;
+    let body = html! {
+        h1 { "Composition " (record.name) }
+        (layout::budget_bar(record.total_tokens, record.token_budget))
+        @for warning in &record.warnings { p.warning role="status" { (warning) } }
+        div.scroll {
+            table #components {
+                thead { tr { th { "Order" } th { "Session" } th { "Version" } th { "Tokens" } th { "Share of budget" } th { "Chosen" } } }
+                tbody {
+                    @for c in &record.components {
+                        tr {
+                            td { (c.order + 1) }
+                            td { a href={ "/sessions/" (c.session_id) } { (c.session_id) } }
+                            td { (c.version_id) }
+                            td { (c.token_contribution) }
+                            td { (c.token_budget) }
+                            td { (c.selection) }
+                        }
+                    }
+                }
+            }
+        }
+        div.actions {
+            a.button href={ "/compositions/" (record.name) "/export" } download { "Export" }
+            button type="button" #delete-composition data-name=(record.name) { "Delete" }
+            output #composition-status role="status" aria-live="polite" {}
+        }
+        h2 { "Composed context" }
+        pre #composed tabindex="0" { (composed.context) }
+    };
+    Ok(layout::page(&format!("Composition {}", record.name), Nav::Compose, body))
+}
+
+/// `GET /compositions/{name}/export`: the composed context as a file to save.
+pub(super) async fn export(
+    State(memcore): Store,
+    Path(name): Path<String>,
+) -> Result<Response, PageError> {
+    let composed = on_store(memcore, move |memcore| memcore.session_composition(&name)).await?;
+    let record = &composed.composition;
+    let (kind, extension) = if record.output_file.ends_with(".jsonl") {
+        ("application/jsonl; charset=utf-8", "jsonl")
+    } else {
+        ("text/markdown; charset=utf-8", "md")
+    };
+    // The name is a checked composition name: letters, digits, '.', '_' and '-' only.
+    let disposition = format!("attachment; filename=\"{}.{extension}\"", record.name);
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
+        (
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_str(&disposition).map_err(|e| PageError::Stopped(e.to_string()))?,
+        ),
+    ];
+    Ok((headers, composed.context).into_response())
+}
