@@ -6,26 +6,20 @@
 //!   `Sec-Fetch-Site`, and a JSON body when it has one (a form another site posts is
 //!   neither);
 //! - the bearer token, when the server has one (always when it listens beyond loopback), or
-//!   from a browser the session cookie `POST /login` set when it was given the token; a
-//!   browser without it asking for a page is sent to `/login`.
+//!   from a browser the session cookie of [`super::login`]; a browser without either asking
+//!   for a page is sent to log in (the login page and the stylesheet and script it needs
+//!   are open to all).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::Extension;
-use axum::body::Bytes;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
-use sha2::{Digest, Sha256};
 
+use super::login::{LOGIN_PATH, SESSION_COOKIE, is_open};
 use super::reply::{Refusal, refused};
-
-/// The cookie a browser that logged in sends instead of the token.
-const SESSION_COOKIE: &str = "memcore_session";
-/// The page where a browser gives the token.
-pub(super) const LOGIN_PATH: &str = "/login";
 
 /// Who may call the server.
 #[derive(Debug, Clone)]
@@ -34,8 +28,9 @@ pub(crate) struct Access {
     hosts: Vec<String>,
     /// The bearer token requests must bring, if any.
     token: Option<String>,
-    /// The session cookie's value standing for the token in a browser: a digest of it, so
-    /// the token itself (which may hold characters a cookie may not) is never stored there.
+    /// The session cookie's value standing for the token in a browser: random for each
+    /// server process, so the token itself is never stored there and a restart ends every
+    /// browser's session.
     session: Option<String>,
     /// The largest body taken, in bytes: a longer `Content-Length` is refused unread.
     max_body: usize,
@@ -43,11 +38,12 @@ pub(crate) struct Access {
 
 impl Access {
     /// The access of a server bound to `bound`: its own address (and, on loopback,
-    /// `localhost` and `[::1]` at its port) and `extra_hosts` as hosts, `token` if given.
+    /// `localhost` and `[::1]` at its port) and `extra_hosts` as hosts, `token` if given
+    /// (with `session` as the browsers' cookie for it).
     pub(crate) fn new(
         bound: SocketAddr,
         extra_hosts: &[String],
-        token: Option<String>,
+        token: Option<(String, String)>,
         max_body: usize,
     ) -> Self {
         let port = bound.port();
@@ -62,10 +58,19 @@ impl Access {
         hosts.extend(extra_hosts.iter().map(|host| host.to_ascii_lowercase()));
         hosts.sort();
         hosts.dedup();
-        let session = token
-            .as_ref()
-            .map(|token| format!("{:x}", Sha256::digest(format!("memcore-ui:{token}"))));
+        let (token, session) = token.unzip();
         Self { hosts, token, session, max_body }
+    }
+
+    /// Whether requests must bring a token.
+    pub(super) fn needs_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// The session cookie's value when `given` is the token.
+    pub(super) fn session_for(&self, given: &str) -> Option<&str> {
+        let token = self.token.as_deref()?;
+        self.session.as_deref().filter(|_| same(given.as_bytes(), token.as_bytes()))
     }
 
     /// Whether the request brings the token: as a bearer token, or as the session cookie.
@@ -100,7 +105,7 @@ impl Access {
                 ),
             )));
         }
-        if path != LOGIN_PATH && !self.authorized(headers) {
+        if !is_open(path) && !self.authorized(headers) {
             if *method == Method::GET && !path.starts_with("/api/") {
                 return Err(Denied::Login);
             }
@@ -109,7 +114,7 @@ impl Access {
                     StatusCode::UNAUTHORIZED,
                     "a missing or wrong bearer token",
                     "send `Authorization: Bearer <token>` with the server's MEMCORE_SERVE_TOKEN \
-                     (in a browser: log in at /login)",
+                     (a browser logs in at /login)",
                 )
                 .challenge(),
             ));
@@ -176,38 +181,6 @@ pub(super) async fn check(
     }
 }
 
-/// `POST /login` with `{"token": "..."}`: the session cookie when the token is right (the
-/// browser then sends it instead of the token), a `401` otherwise.
-pub(super) async fn login(Extension(access): Extension<Arc<Access>>, body: Bytes) -> Response {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Login {
-        token: String,
-    }
-    let given = serde_json::from_slice::<Login>(&body).ok();
-    let (Some(token), Some(session), Some(given)) = (&access.token, &access.session, given) else {
-        return refused(
-            StatusCode::BAD_REQUEST,
-            "no token to log in with: this server takes none, or the body is not {\"token\": ...}",
-            "send {\"token\": \"<MEMCORE_SERVE_TOKEN>\"} to a server started with one",
-        )
-        .into_response();
-    };
-    if !same(given.token.as_bytes(), token.as_bytes()) {
-        return refused(
-            StatusCode::UNAUTHORIZED,
-            "a wrong token",
-            "give the MEMCORE_SERVE_TOKEN the server was started with",
-        )
-        .into_response();
-    }
-    let cookie = format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict");
-    match HeaderValue::from_str(&cookie) {
-        Ok(cookie) => (StatusCode::NO_CONTENT, [(header::SET_COOKIE, cookie)]).into_response(),
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
 /// A header's value, when it is text.
 fn text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|value| value.to_str().ok())
@@ -261,8 +234,12 @@ mod tests {
         ]);
         assert!(local.admit(&Method::POST, "/api/search", &huge).is_err());
 
-        let wide =
-            Access::new("0.0.0.0:7878".parse().unwrap(), &[], Some("s3cret".into()), 1 << 20);
+        let wide = Access::new(
+            "0.0.0.0:7878".parse().unwrap(),
+            &[],
+            Some(("s3cret".into(), "c00kie".into())),
+            1 << 20,
+        );
         let bare = headers(&[("host", "0.0.0.0:7878")]);
         assert!(matches!(
             wide.admit(&Method::GET, "/api/memories", &bare),
@@ -270,14 +247,19 @@ mod tests {
         ));
         assert!(matches!(wide.admit(&Method::GET, "/", &bare), Err(Denied::Login)));
         assert!(wide.admit(&Method::GET, LOGIN_PATH, &bare).is_ok());
+        assert!(wide.admit(&Method::GET, "/assets/ui.js", &bare).is_ok(), "the login page's");
         let good = headers(&[("host", "0.0.0.0:7878"), ("authorization", "Bearer s3cret")]);
         assert!(wide.admit(&Method::GET, "/api/memories", &good).is_ok());
         let bad = headers(&[("host", "0.0.0.0:7878"), ("authorization", "Bearer s3cre7")]);
         assert!(wide.admit(&Method::GET, "/api/memories", &bad).is_err());
-        let session = wide.session.clone().unwrap();
-        let cookie = format!("theme=dark; memcore_session={session}");
+        assert_eq!(
+            (wide.session_for("s3cret"), wide.session_for("s3cre7")),
+            (Some("c00kie"), None)
+        );
+        let cookie = "theme=dark; memcore_session=c00kie";
         let mut browser = headers(&[("host", "0.0.0.0:7878")]);
         browser.insert(header::COOKIE, cookie.parse().unwrap());
+        assert!(wide.admit(&Method::GET, "/", &browser).is_ok());
         assert!(wide.admit(&Method::GET, "/api/memories", &browser).is_ok());
         browser.insert(header::COOKIE, "memcore_session=forged".parse().unwrap());
         assert!(wide.admit(&Method::GET, "/api/memories", &browser).is_err());

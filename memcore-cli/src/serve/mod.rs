@@ -4,11 +4,13 @@
 //!   body, and REST paths (seed 004's where they fit) that build the same records;
 //! - [`guard`]: what a request must bring: a `Host` this server answers to (no DNS
 //!   rebinding), a same-site `Origin` for a change, the bearer token when one is set;
+//! - [`login`]: a browser's session cookie standing for the token;
 //! - [`reply`]: results and errors as JSON, with the status each error category means;
 //! - [`openapi`]: the OpenAPI document, made from the operations' JSON Schemas;
 //! - [`ui`]: the memory browser, pages over the same store (`memcore ui`).
 
 mod guard;
+mod login;
 mod openapi;
 mod reply;
 mod routes;
@@ -54,6 +56,10 @@ pub(crate) fn serve(memcore: Memcore, args: &ServeArgs, out: &mut Output) -> Res
         let bound = listener
             .local_addr()
             .map_err(|err| memcore::Error::io("reading the address served", err))?;
+        let token = match token {
+            Some(token) => Some((token, login::new_session()?)),
+            None => None,
+        };
         let access = Access::new(bound, &args.allow_hosts, token, MAX_BODY_BYTES);
         let app = routes::router(Arc::new(memcore), access, MAX_BODY_BYTES);
         out.line(&format!(

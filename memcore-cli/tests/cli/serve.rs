@@ -49,7 +49,7 @@ impl Server {
         let mut all: Vec<(&str, &str)> = vec![("Host", host.as_str())];
         all.extend_from_slice(headers);
         let body = body.map(Value::to_string);
-        raw(&self.addr, method, path, &all, body.as_deref(), None)
+        exchange(&self.addr, method, path, &all, body.as_deref(), None).parsed()
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
@@ -73,20 +73,6 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 exchange: `headers` as given (no Host added), `body` with its length (or
-/// `claimed` as the length); the status and the reply parsed as JSON (`null` if it is not).
-fn raw(
-    addr: &str,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-    claimed: Option<usize>,
-) -> (u16, Value) {
-    let reply = exchange(addr, method, path, headers, body, claimed);
-    (reply.status, serde_json::from_str(&reply.body).unwrap_or(Value::Null))
-}
-
 /// A reply as it came: status, header lines (names in lower case) and body.
 struct Reply {
     status: u16,
@@ -95,6 +81,11 @@ struct Reply {
 }
 
 impl Reply {
+    /// The status and the body parsed as JSON (`null` if it is not).
+    fn parsed(self) -> (u16, Value) {
+        (self.status, serde_json::from_str(&self.body).unwrap_or(Value::Null))
+    }
+
     /// The value of the header `name` (lower case), if sent.
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.lines().find_map(|line| {
@@ -104,7 +95,8 @@ impl Reply {
     }
 }
 
-/// One HTTP/1.1 exchange, as [`raw`], the reply as it came.
+/// One HTTP/1.1 exchange: `headers` as given (no Host added), `body` with its length (or
+/// `claimed` as the length); the reply as it came.
 fn exchange(
     addr: &str,
     method: &str,
@@ -230,7 +222,10 @@ fn the_memory_browser_serves_escaped_pages_over_the_same_store() {
     assert!(missing.body.contains("role=\"alert\"") && missing.body.contains("'nope'"));
     assert_eq!(server.page("/memories/knowledge/..%2F..%2Fetc").status, 422);
     assert_eq!(server.page("/sessions/no-such").status, 404);
-    assert_eq!(server.page("/compositions/../../etc").status, 404);
+    assert_eq!(server.page("/compositions/..%2F..%2Fetc").status, 422);
+    assert_eq!(server.page("/compositions/..%2F..%2Fetc/export").status, 422);
+    assert_eq!(server.page("/?mode=fast").status, 400, "a query that does not parse");
+    assert!(server.page("/lifecycle?days=soon").body.contains("role=\"alert\""));
     // The browser answers only to its own host, as the API does.
     let rebound = exchange(&server.addr, "GET", "/", &[("Host", "evil.example")], None, None);
     assert_eq!(rebound.status, 403);
@@ -280,12 +275,20 @@ fn bad_requests_are_refused_with_json_errors() {
     };
     // DNS rebinding: a page of another name, resolved to 127.0.0.1, sends its own Host.
     refused(
-        raw(&server.addr, "GET", "/api/memories", &[("Host", "evil.example:80")], None, None),
+        exchange(&server.addr, "GET", "/api/memories", &[("Host", "evil.example:80")], None, None)
+            .parsed(),
         403,
     );
-    refused(raw(&server.addr, "GET", "/api/memories", &[], None, None), 403);
-    let allowed =
-        raw(&server.addr, "GET", "/api/memories", &[("Host", "memcore.test:7878")], None, None);
+    refused(exchange(&server.addr, "GET", "/api/memories", &[], None, None).parsed(), 403);
+    let allowed = exchange(
+        &server.addr,
+        "GET",
+        "/api/memories",
+        &[("Host", "memcore.test:7878")],
+        None,
+        None,
+    )
+    .parsed();
     assert_eq!(allowed.0, 200);
     // A change another site asks for.
     let origin = [("Content-Type", "application/json"), ("Origin", "http://evil.example")];
@@ -303,7 +306,10 @@ fn bad_requests_are_refused_with_json_errors() {
     // Malformed, unknown fields, wrong types, path traversal, unknown routes and operations.
     let host = server.addr.clone();
     let headers = [("Host", host.as_str()), ("Content-Type", "application/json")];
-    refused(raw(&server.addr, "POST", "/api/search", &headers, Some("{\"text\":"), None), 400);
+    refused(
+        exchange(&server.addr, "POST", "/api/search", &headers, Some("{\"text\":"), None).parsed(),
+        400,
+    );
     refused(server.json("POST", "/api/search", &json!({"text": "x", "colour": "red"})), 400);
     refused(server.json("POST", "/api/search", &json!({"text": 7})), 400);
     refused(server.get("/api/memories/..%2F..%2Fetc/passwd"), 422);
@@ -312,7 +318,8 @@ fn bad_requests_are_refused_with_json_errors() {
     refused(server.get("/api/memories?limit=many"), 400);
     // A body over the limit is refused from its length, unread (none is sent: a server
     // closing with unread bytes resets the connection, losing its reply).
-    let big = raw(&server.addr, "POST", "/api/search", &headers, None, Some(64 << 20));
+    let big =
+        exchange(&server.addr, "POST", "/api/search", &headers, None, Some(64 << 20)).parsed();
     refused(big, 413);
 }
 
@@ -369,7 +376,8 @@ fn a_server_killed_mid_write_loses_nothing_acknowledged() {
             let host = addr.clone();
             let headers = [("Host", host.as_str()), ("Content-Type", "application/json")];
             let (status, _) =
-                raw(&addr, "POST", "/api/memories", &headers, Some(&body.to_string()), None);
+                exchange(&addr, "POST", "/api/memories", &headers, Some(&body.to_string()), None)
+                    .parsed();
             if status != 200 {
                 break;
             }

@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 CLI = os.environ.get("MEMCORE_CLI", "")
@@ -76,8 +78,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                    stdin="CUDA needs the proprietary driver.")
     served.memcore("session", "add", "tests/parity/session.jsonl", "--id", "import-job")
     served.memcore("session", "compress", "import-job")
+    with serving(served.store, env) as url:
+        served.url = url
+        yield served
+
+
+@contextmanager
+def serving(store: Path, env: dict[str, str]) -> Iterator[str]:
+    """`memcore ui` on `store` on a free port of 127.0.0.1, stopped afterwards; its URL."""
     server = subprocess.Popen(
-        [CLI, "--store", str(served.store), "ui", "--addr", "127.0.0.1:0"],
+        [CLI, "--store", str(store), "ui", "--addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT,
     )
     try:
@@ -85,8 +95,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         line = server.stdout.readline()
         found = re.search(r"http://[0-9.:]+/", line)
         assert found, f"no address in {line!r}"
-        served.url = found.group(0).rstrip("/")
-        yield served
+        yield found.group(0).rstrip("/")
     finally:
         server.kill()
         server.wait()
@@ -132,7 +141,7 @@ def shoot(browser: WebDriver, name: str) -> None:
 
 def test_first_page_loads_and_its_time_is_recorded(browser: WebDriver, served: Served) -> None:
     browser.get(served.url + "/")
-    wait_for(browser, "table.memories", "GPU choice")
+    wait_for(browser, "#memories", "GPU choice")
     timing = browser.execute_script(
         "const n = performance.getEntriesByType('navigation')[0];"
         "return {load_ms: n.loadEventEnd - n.startTime, dom_ms: n.domContentLoadedEventEnd - n.startTime,"
@@ -151,7 +160,7 @@ def test_search_then_edit_a_memory_and_find_it_in_the_file(browser: WebDriver, s
     query.send_keys("profile kernels")
     Select(browser.find_element(By.ID, "mode")).select_by_value("text")
     query.send_keys(Keys.ENTER)
-    hit = wait_for(browser, "table.memories a", "GPU choice")
+    hit = wait_for(browser, "#memories a", "GPU choice")
     shoot(browser, "search")
     hit.click()
     content = wait_for(browser, "#editor textarea")
@@ -170,6 +179,8 @@ def test_search_then_edit_a_memory_and_find_it_in_the_file(browser: WebDriver, s
     assert "version" in status.text, status.text
     text = (served.store / "knowledge/gpu.md").read_text()
     assert "reviewed" in text and "A second edit." not in text
+    kept = browser.find_element(By.CSS_SELECTOR, "#editor textarea").get_attribute("value") or ""
+    assert kept.endswith(" A second edit."), "the refused edit is still in the editor"
 
 
 def test_a_keepit_weight_moves_the_decay_preview(browser: WebDriver, served: Served) -> None:
@@ -229,7 +240,20 @@ def test_build_a_composition_preview_and_export_it(browser: WebDriver, served: S
         exported = reply.read().decode()
     assert composed.text.strip() and composed.text.strip() in exported
 
-    browser.find_element(By.ID, "delete-composition").click()
+    # Composing again under the same name asks before replacing.
+    browser.get(served.url + "/compose")
+    name = wait_for(browser, "#name")
+    name.clear()
+    name.send_keys("import-context")
+    browser.find_element(By.CSS_SELECTOR, "#composer button[type=submit]").click()
+    WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
+    assert "Replace the composition import-context" in browser.switch_to.alert.text
+    browser.switch_to.alert.accept()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/compositions/import-context"))
+
+    wait_for(browser, "#delete-composition").click()
+    WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
+    browser.switch_to.alert.accept()
     WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/sessions"))
     assert "import-context" not in served.memcore("session", "list")
 
@@ -269,3 +293,24 @@ def test_a_narrow_window_and_the_keyboard(browser: WebDriver, served: Served) ->
         assert browser.switch_to.active_element.get_attribute("id") == "q"
     finally:
         browser.set_window_size(1280, 900)
+
+
+def test_a_browser_logs_in_to_a_server_with_a_token(browser: WebDriver, served: Served) -> None:
+    env = {**served.env, "MEMCORE_SERVE_TOKEN": "correct horse battery staple"}
+    with serving(served.store, env) as url:
+        browser.get(url + "/memories/knowledge/gpu")
+        token = wait_for(browser, "#login input[type=password]")
+        assert browser.current_url == url + "/login"
+        # The page's own stylesheet loaded before logging in (the header is tinted).
+        header = browser.find_element(By.TAG_NAME, "header")
+        assert header.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
+        token.send_keys("wrong")
+        token.send_keys(Keys.ENTER)
+        wait_for(browser, "#login-status", "wrong token")
+        token.clear()
+        token.send_keys("correct horse battery staple", Keys.ENTER)
+        wait_for(browser, "#memories", "GPU choice")
+        assert "correct horse" not in browser.current_url
+        cookie = browser.get_cookie("memcore_session")
+        assert cookie is not None and cookie["httpOnly"] and "horse" not in cookie["value"]
+        browser.delete_all_cookies()

@@ -213,6 +213,14 @@ pub struct CompositionRecord {
     pub warnings: Vec<String>,
 }
 
+impl CompositionRecord {
+    /// The file of its composed context in its directory: `composed.md`, or
+    /// `composed.jsonl` when only that was written.
+    pub fn context_file(&self) -> &'static str {
+        if self.output_file.ends_with(".jsonl") { "composed.jsonl" } else { "composed.md" }
+    }
+}
+
 /// The registry's manifest (seed 004 section 2.2): sessions and compositions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Manifest {

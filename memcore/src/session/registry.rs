@@ -159,9 +159,9 @@ impl Registry {
         })
     }
 
-    /// Removes the empty directory at `relative`; a missing one is fine.
-    pub(crate) fn remove_dir(&self, relative: &Path) -> Result<()> {
-        self.remove_with(relative, |path| fs::remove_dir(path))
+    /// Removes the directory at `relative` with everything in it; a missing one is fine.
+    pub(crate) fn remove_dir_all(&self, relative: &Path) -> Result<()> {
+        self.remove_with(relative, |path| fs::remove_dir_all(path))
     }
 
     /// Removes the file at `relative`; a missing file is fine.

@@ -6,9 +6,13 @@ use memcore::Timestamp;
 /// The section of the browser a page belongs to, marked in the navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Nav {
+    /// Memories: the listing, search and each memory.
     Memories,
+    /// Sessions and their versions.
     Sessions,
+    /// The composition builder and compositions.
     Compose,
+    /// The lifecycle plan.
     Lifecycle,
     /// An error page: no section.
     None,
@@ -55,6 +59,23 @@ pub(super) fn page(title: &str, nav: Nav, body: Markup) -> Markup {
 /// `time` as `2026-11-28 09:30` (UTC).
 pub(super) fn when(time: &Timestamp) -> String {
     time.format("%Y-%m-%d %H:%M").to_string()
+}
+
+/// A table (`id`) that scrolls sideways on a narrow window: a heading per column, then one
+/// row of cells per item of `rows`.
+pub(super) fn table<const COLUMNS: usize>(
+    id: &str,
+    headings: [&str; COLUMNS],
+    rows: impl IntoIterator<Item = [Markup; COLUMNS]>,
+) -> Markup {
+    html! {
+        div.scroll {
+            table id=(id) {
+                thead { tr { @for heading in headings { th scope="col" { (heading) } } } }
+                tbody { @for row in rows { tr { @for cell in row { td { (cell) } } } } }
+            }
+        }
+    }
 }
 
 /// A bar of `used` out of `budget` tokens, with the numbers in words beside it.

@@ -1,24 +1,30 @@
 //! The lifecycle plan: what a run would archive, tombstone or delete, judged now or some days
 //! from now (a dry run: nothing changes).
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
-use maud::html;
-use memcore::decay::LifecycleOptions;
+use maud::{Markup, html};
+use memcore::decay::{LifecycleOptions, LifecycleStep};
 use serde::Deserialize;
 
 use super::layout::{self, Nav};
-use super::{Page, Store, on_store};
+use super::{Page, PageError, Store, on_store};
 use crate::output::serde_name;
 
 /// The plan's query: judge ages this many days from now.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(super) struct PlanQuery {
+    /// Days from now to judge ages at (0: now).
     days: u32,
 }
 
 /// `GET /lifecycle?days=N`: the plan of a dry run, `days` from now.
-pub(super) async fn plan(State(memcore): Store, Query(query): Query<PlanQuery>) -> Page {
+pub(super) async fn plan(
+    State(memcore): Store,
+    query: Result<Query<PlanQuery>, QueryRejection>,
+) -> Page {
+    let Query(query) = query.map_err(|rejection| PageError::query(&rejection))?;
     let days = query.days.min(36_500);
     let report = on_store(memcore, move |memcore| {
         let mut options = LifecycleOptions::new().dry_run(true);
@@ -42,26 +48,27 @@ pub(super) async fn plan(State(memcore): Store, Query(query): Query<PlanQuery>) 
             " (to the trash); nothing has changed. " code { "memcore lifecycle" } " carries it out."
         }
         @for error in &report.errors { p.warning { (error) } }
-        @if !report.steps.is_empty() {
-            div.scroll {
-                table #plan {
-                    thead { tr { th { "Memory" } th { "Action" } th { "From" } th { "To" } th { "Why" } th { "Age (days)" } th { "Relevance" } } }
-                    tbody {
-                        @for step in &report.steps {
-                            tr {
-                                td { a href={ "/memories/" (step.reference) } { (step.reference) } }
-                                td { (serde_name(&step.action)) }
-                                td { (step.from) }
-                                td { @if let Some(to) = step.to { (to) } @else { "trash" } }
-                                td { (step.reason) }
-                                td { (format!("{:.0}", step.age_days)) }
-                                td { (format!("{:.2}", step.relevance)) }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        @if !report.steps.is_empty() { (steps(&report.steps)) }
     };
     Ok(layout::page("Lifecycle plan", Nav::Lifecycle, body))
+}
+
+/// The steps of a plan: each memory, what would happen to it, and why.
+fn steps(steps: &[LifecycleStep]) -> Markup {
+    let headings = ["Memory", "Action", "From", "To", "Why", "Age (days)", "Relevance"];
+    layout::table(
+        "plan",
+        headings,
+        steps.iter().map(|step| {
+            [
+                html! { a href={ "/memories/" (step.reference) } { (step.reference) } },
+                html! { (serde_name(&step.action)) },
+                html! { (step.from) },
+                html! { @if let Some(to) = step.to { (to) } @else { "trash" } },
+                html! { (step.reason) },
+                html! { (format!("{:.0}", step.age_days)) },
+                html! { (format!("{:.2}", step.relevance)) },
+            ]
+        }),
+    )
 }

@@ -1,6 +1,7 @@
 //! Memories: the index (a listing, or search results), and a memory's page with its editor,
 //! links, backlinks and keepit markers with the decay preview.
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query};
 use maud::{Markup, html};
 use memcore::decay::{KeepitLevel, KeepitPreview, KeepitPreviewRequest, KeepitSource};
@@ -9,7 +10,7 @@ use memcore::{ListOptions, Memory, MemoryRef, MemorySummary, SearchMode};
 use serde::Deserialize;
 
 use super::layout::{self, Nav};
-use super::{Page, Store, on_store};
+use super::{Page, PageError, Store, on_store};
 use crate::output::serde_name;
 
 /// Memories listed per page.
@@ -23,18 +24,23 @@ const RATIOS: [u32; 4] = [10, 30, 50, 100];
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(super) struct IndexQuery {
+    /// What to search for; a listing when empty.
     q: String,
+    /// How to rank the hits (hybrid by default).
     mode: Option<SearchMode>,
+    /// Only this collection; all when empty.
     collection: String,
+    /// The listing's page, as the memories skipped.
     offset: usize,
 }
 
 /// `GET /`: the memories of a collection, or the hits of a search.
 pub(super) async fn index(
     axum::extract::State(memcore): Store,
-    Query(query): Query<IndexQuery>,
+    query: Result<Query<IndexQuery>, QueryRejection>,
 ) -> Page {
-    let IndexQuery { q, mode, collection, offset } = query;
+    let Query(IndexQuery { q, mode, collection, offset }) =
+        query.map_err(|rejection| PageError::query(&rejection))?;
     let collection = Some(collection).filter(|c| !c.is_empty());
     let mode = mode.unwrap_or_default();
     let (collections, found) = on_store(memcore, {
@@ -111,50 +117,57 @@ pub(super) async fn index(
 /// What the index shows.
 enum Found {
     /// A page of the listing, and whether there is a next one.
-    Listed { memories: Vec<MemorySummary>, more: bool },
+    Listed {
+        /// The page's memories.
+        memories: Vec<MemorySummary>,
+        /// Whether more follow.
+        more: bool,
+    },
     /// Search results.
     Hits(memcore::SearchResults),
 }
 
 /// A table of memories, each with its score when it is a hit.
 fn summaries<'a>(rows: impl Iterator<Item = (&'a MemorySummary, Option<f64>)>) -> Markup {
-    html! {
-        div.scroll {
-            table.memories {
-                thead { tr { th { "Title" } th { "Memory" } th { "Status" } th { "Tags" } th { "Updated" } th { "Score" } } }
-                tbody {
-                    @for (memory, score) in rows {
-                        tr {
-                            td { a href={ "/memories/" (memory.reference) } { (memory.title) } }
-                            td { code { (memory.reference) } }
-                            td { (memory.status) }
-                            td { (memory.tags.join(", ")) }
-                            td { (layout::when(&memory.updated_at)) }
-                            td { @if let Some(score) = score { (format!("{score:.3}")) } }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let headings = ["Title", "Memory", "Status", "Tags", "Updated", "Score"];
+    layout::table(
+        "memories",
+        headings,
+        rows.map(|(memory, score)| {
+            [
+                html! { a href={ "/memories/" (memory.reference) } { (memory.title) } },
+                html! { code { (memory.reference) } },
+                html! { (memory.status) },
+                html! { (memory.tags.join(", ")) },
+                html! { (layout::when(&memory.updated_at)) },
+                html! { @if let Some(score) = score { (format!("{score:.3}")) } },
+            ]
+        }),
+    )
 }
 
 /// A memory page's query: the decay preview's ratio.
 #[derive(Debug, Deserialize)]
 pub(super) struct PageQuery {
+    /// The compression ratio of the decay preview (30 for 30:1).
     #[serde(default = "default_ratio")]
     ratio: u32,
 }
 
+/// The decay preview's ratio when the page does not name one: seed 004's example, 30:1.
 fn default_ratio() -> u32 {
     30
 }
 
 /// What a memory's page shows.
 struct MemoryView {
+    /// The memory.
     memory: Memory,
+    /// Its links.
     links: Vec<LinkEdge>,
+    /// The links into it.
     backlinks: Vec<LinkEdge>,
+    /// Its keepit markers' decay preview.
     preview: KeepitPreview,
 }
 
@@ -163,8 +176,9 @@ struct MemoryView {
 pub(super) async fn page(
     axum::extract::State(memcore): Store,
     Path((collection, id)): Path<(String, String)>,
-    Query(query): Query<PageQuery>,
+    query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Page {
+    let Query(query) = query.map_err(|rejection| PageError::query(&rejection))?;
     let ratio = query.ratio.max(1);
     let view = on_store(memcore, move |memcore| {
         let reference = MemoryRef::parse_parts(&id, Some(&collection))?;
@@ -180,7 +194,7 @@ pub(super) async fn page(
     let memory = &view.memory;
     let reference = memory.reference();
     let body = html! {
-        h1 { (memory.title) }
+        h1 #title-heading { (memory.title) }
         dl #meta .meta {
             dt { "Memory" } dd { code { (reference) } }
             dt { "Status" } dd { (memory.status) }
@@ -225,36 +239,32 @@ fn link_tables(links: &[LinkEdge], backlinks: &[LinkEdge]) -> Markup {
         section #links aria-labelledby="links-heading" {
             h2 #links-heading { "Links" }
             @if links.is_empty() { p { "No links: write " code { "[[collection/id]]" } " in the content to add one." } }
-            @else { (edges(links, |edge| edge.node.clone(), "To")) }
+            @else { (edges("links-out", links, |edge| edge.node.clone(), "To")) }
             h2 { "Backlinks" }
             @if backlinks.is_empty() { p { "Nothing links here." } }
-            @else { (edges(backlinks, |edge| edge.source.to_string(), "From")) }
+            @else { (edges("links-in", backlinks, |edge| edge.source.to_string(), "From")) }
         }
     }
 }
 
-/// A table of link edges, naming each edge's `end` (a memory, linked, or a ghost node).
-fn edges(edges: &[LinkEdge], end: impl Fn(&LinkEdge) -> String, heading: &str) -> Markup {
-    html! {
-        div.scroll {
-            table {
-                thead { tr { th { (heading) } th { "Type" } th { "Context" } } }
-                tbody {
-                    @for edge in edges {
-                        @let node = end(edge);
-                        tr {
-                            td {
-                                @if node.starts_with("ghost:") { code { (node) } }
-                                @else { a href={ "/memories/" (node) } { (node) } }
-                            }
-                            td { (edge.edge_type) }
-                            td { (edge.anchor) }
-                        }
-                    }
-                }
-            }
-        }
-    }
+/// A table (`id`) of link edges, naming each edge's `end` (a memory, linked, or a ghost
+/// node) under `heading`.
+fn edges(id: &str, edges: &[LinkEdge], end: impl Fn(&LinkEdge) -> String, heading: &str) -> Markup {
+    layout::table(
+        id,
+        [heading, "Type", "Context"],
+        edges.iter().map(|edge| {
+            let node = end(edge);
+            [
+                html! {
+                    @if node.starts_with("ghost:") { code { (node) } }
+                    @else { a href={ "/memories/" (node) } { (node) } }
+                },
+                html! { (edge.edge_type) },
+                html! { (edge.anchor) },
+            ]
+        }),
+    )
 }
 
 /// The keepit markers with weight presets, and which survive a compression at `ratio`:1 at

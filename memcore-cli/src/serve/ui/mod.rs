@@ -27,7 +27,7 @@ use axum::routing::get;
 use maud::html;
 use memcore::Memcore;
 
-use super::guard::LOGIN_PATH;
+use super::login::LOGIN_PATH;
 use super::reply::status_of;
 
 /// The store every page reads.
@@ -44,19 +44,20 @@ pub(super) fn router() -> Router<Arc<Memcore>> {
         .route("/compositions/{name}", get(sessions::composition))
         .route("/compositions/{name}/export", get(sessions::export))
         .route("/lifecycle", get(lifecycle::plan))
-        .route(LOGIN_PATH, get(login).post(super::guard::login))
+        .route(LOGIN_PATH, get(super::login::page).post(super::login::login))
         .route("/assets/ui.css", get(|| asset(include_str!("assets/ui.css"), "text/css")))
         .route("/assets/ui.js", get(|| asset(include_str!("assets/ui.js"), "text/javascript")))
         .layer(axum::middleware::map_response(protect))
 }
 
-/// `GET /login`: where a browser gives the server's token (a server beyond loopback sends
-/// browsers here until they have; `ui.js` posts it to `POST /login`).
-async fn login() -> maud::Markup {
+/// The login page: where a browser gives the server's token (`ui.js` posts it to `POST
+/// /login`; the form's own post, without the script, is refused as not JSON, never sent
+/// as a URL).
+pub(super) fn login_page() -> maud::Markup {
     let body = html! {
         h1 { "Log in" }
         p { "This server needs its token (the MEMCORE_SERVE_TOKEN it was started with)." }
-        form #login {
+        form #login method="post" {
             label for="token" { "Token" }
             input #token type="password" name="token" autocomplete="current-password" required;
             div.actions {
@@ -93,6 +94,16 @@ enum PageError {
     Failed(memcore::Error),
     /// The worker thread stopped (a bug).
     Stopped(String),
+}
+
+impl PageError {
+    /// The error for a page's query that does not parse (`?mode=fast`, `?ratio=x`).
+    fn query(rejection: &axum::extract::rejection::QueryRejection) -> Self {
+        Self::Failed(memcore::Error::request(
+            format!("the page's query is not understood: {}", rejection.body_text()),
+            "follow the page's own links and forms, or fix the value named",
+        ))
+    }
 }
 
 impl From<memcore::Error> for PageError {

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use memcore::session::{SessionListing, SessionRecord, SessionSummary};
+use memcore::session::{CompositionComponent, SessionListing, SessionRecord, SessionSummary};
 
 use super::layout::{self, Nav};
 use super::{Page, PageError, Store, on_store};
@@ -32,28 +32,31 @@ pub(super) async fn index(State(memcore): Store) -> Page {
         @for (month, sessions) in months.iter().rev() {
             section aria-label=(month) {
                 h2 { (month) }
-                div.scroll {
-                    table {
-                        thead { tr { th { "Session" } th { "Messages" } th { "Tokens" } th { "Versions" } th { "Keepit markers" } th { "First message" } } }
-                        tbody {
-                            @for s in sessions {
-                                tr {
-                                    td { a href={ "/sessions/" (s.session_id) } { (s.session_id) } }
-                                    td { (s.original_messages) }
-                                    td { (s.original_tokens) }
-                                    td { (s.versions.join(", ")) }
-                                    td { (s.keepit_markers) }
-                                    td { @if let Some(t) = &s.first_timestamp { (layout::when(t)) } }
-                                }
-                            }
-                        }
-                    }
-                }
+                (month_table(month, sessions))
             }
         }
         (compositions(&listing))
     };
     Ok(layout::page("Sessions", Nav::Sessions, body))
+}
+
+/// The sessions of `month` (`2026-11`).
+fn month_table(month: &str, sessions: &[&SessionSummary]) -> Markup {
+    let headings = ["Session", "Messages", "Tokens", "Versions", "Keepit markers", "First message"];
+    layout::table(
+        &format!("sessions-{month}"),
+        headings,
+        sessions.iter().map(|s| {
+            [
+                html! { a href={ "/sessions/" (s.session_id) } { (s.session_id) } },
+                html! { (s.original_messages) },
+                html! { (s.original_tokens) },
+                html! { (s.versions.join(", ")) },
+                html! { (s.keepit_markers) },
+                html! { @if let Some(t) = &s.first_timestamp { (layout::when(t)) } },
+            ]
+        }),
+    )
 }
 
 /// The compositions of `listing`.
@@ -63,22 +66,13 @@ fn compositions(listing: &SessionListing) -> Markup {
         @if listing.compositions.is_empty() {
             p { a href="/compose" { "Compose" } " sessions into one context for a prompt." }
         } @else {
-            div.scroll {
-                table {
-                    thead { tr { th { "Composition" } th { "Sessions" } th { "Tokens" } th { "Budget" } th { "Created" } } }
-                    tbody {
-                        @for c in &listing.compositions {
-                            tr {
-                                td { a href={ "/compositions/" (c.name) } { (c.name) } }
-                                td { (c.components.len()) }
-                                td { (c.total_tokens) }
-                                td { (c.token_budget) }
-                                td { (layout::when(&c.created_at)) }
-                            }
-                        }
-                    }
-                }
-            }
+            (layout::table("compositions", ["Composition", "Sessions", "Tokens", "Budget", "Created"], listing.compositions.iter().map(|c| [
+                html! { a href={ "/compositions/" (c.name) } { (c.name) } },
+                html! { (c.components.len()) },
+                html! { (c.total_tokens) },
+                html! { (c.token_budget) },
+                html! { (layout::when(&c.created_at)) },
+            ])))
         }
     }
 }
@@ -99,23 +93,7 @@ pub(super) async fn page(State(memcore): Store, Path(session): Path<String>) -> 
         @if record.compressions.is_empty() {
             p { "None yet: " code { "memcore session compress " (record.session_id) } " makes one." }
         } @else {
-            div.scroll {
-                table #versions {
-                    thead { tr { th { "Version" } th { "Tokens" } th { "Ratio" } th { "Keepits kept" } th { "From" } th { "Created" } } }
-                    tbody {
-                        @for v in &record.compressions {
-                            tr {
-                                td { (v.version_id) }
-                                td { (v.output_tokens) }
-                                td { (format!("{:.1}:1", v.compression_ratio)) }
-                                td { (v.keepit_stats.preserved) " of " (v.keepit_stats.preserved + v.keepit_stats.summarized) }
-                                td { (v.source_version.as_deref().unwrap_or("original")) }
-                                td { (layout::when(&v.created_at)) }
-                            }
-                        }
-                    }
-                }
-            }
+            (versions(&record))
         }
         h2 { "Keepit markers" }
         @if record.keepit_markers.is_empty() { p { "None." } }
@@ -130,22 +108,48 @@ pub(super) async fn page(State(memcore): Store, Path(session): Path<String>) -> 
     Ok(layout::page(&format!("Session {}", record.session_id), Nav::Sessions, body))
 }
 
+/// The compression versions of `session`.
+fn versions(session: &SessionRecord) -> Markup {
+    let headings = ["Version", "Tokens", "Ratio", "Keepits kept", "From", "Created"];
+    layout::table(
+        "versions",
+        headings,
+        session.compressions.iter().map(|v| {
+            let stats = &v.keepit_stats;
+            [
+                html! { (v.version_id) },
+                html! { (v.output_tokens) },
+                html! { (format!("{:.1}:1", v.compression_ratio)) },
+                html! { (stats.preserved) " of " (stats.preserved + stats.summarized) },
+                html! { (v.source_version.as_deref().unwrap_or("original")) },
+                html! { (layout::when(&v.created_at)) },
+            ]
+        }),
+    )
+}
+
 /// `GET /compose`: the composition builder. Each session, newest first, can be included at
 /// a version (or the one chosen by score); `ui.js` fills the budget bar as choices change
 /// and posts the composition to the API.
 pub(super) async fn builder(State(memcore): Store) -> Page {
-    let mut sessions = on_store(memcore, |memcore| {
+    let shown: Vec<memcore::Result<SessionRecord>> = on_store(memcore, |memcore| {
         let listing = memcore.session_list()?;
-        listing
-            .sessions
-            .iter()
-            .map(|s| memcore.session_show(&s.session_id))
-            .collect::<memcore::Result<Vec<_>>>()
+        Ok(listing.sessions.iter().map(|s| memcore.session_show(&s.session_id)).collect())
     })
     .await?;
+    // A session that cannot be read is shown with the reason, not a reason to fail the page.
+    let mut sessions = Vec::with_capacity(shown.len());
+    let mut unreadable = Vec::new();
+    for session in shown {
+        match session {
+            Ok(session) => sessions.push(session),
+            Err(err) => unreadable.push(err),
+        }
+    }
     sessions.sort_by_key(|session| std::cmp::Reverse(session.last_timestamp));
     let body = html! {
         h1 { "Compose" }
+        @for err in &unreadable { p.warning role="status" { "Not offered: " (err) } }
         @if sessions.is_empty() {
             p { "No sessions to compose: " code { "memcore session add TRANSCRIPT" } " registers one." }
         } @else {
@@ -202,23 +206,7 @@ pub(super) async fn composition(State(memcore): Store, Path(name): Path<String>)
         h1 { "Composition " (record.name) }
         (layout::budget_bar(record.total_tokens, record.token_budget))
         @for warning in &record.warnings { p.warning role="status" { (warning) } }
-        div.scroll {
-            table #components {
-                thead { tr { th { "Order" } th { "Session" } th { "Version" } th { "Tokens" } th { "Share of budget" } th { "Chosen" } } }
-                tbody {
-                    @for c in &record.components {
-                        tr {
-                            td { (c.order + 1) }
-                            td { a href={ "/sessions/" (c.session_id) } { (c.session_id) } }
-                            td { (c.version_id) }
-                            td { (c.token_contribution) }
-                            td { (c.token_budget) }
-                            td { (c.selection) }
-                        }
-                    }
-                }
-            }
-        }
+        (components(&record.components))
         div.actions {
             a.button href={ "/compositions/" (record.name) "/export" } download { "Export" }
             button type="button" #delete-composition data-name=(record.name) { "Delete" }
@@ -230,26 +218,41 @@ pub(super) async fn composition(State(memcore): Store, Path(name): Path<String>)
     Ok(layout::page(&format!("Composition {}", record.name), Nav::Compose, body))
 }
 
+/// The sessions of a composition, in order.
+fn components(components: &[CompositionComponent]) -> Markup {
+    let headings = ["Order", "Session", "Version", "Tokens", "Share of budget", "Chosen"];
+    layout::table(
+        "components",
+        headings,
+        components.iter().map(|c| {
+            [
+                html! { (c.order + 1) },
+                html! { a href={ "/sessions/" (c.session_id) } { (c.session_id) } },
+                html! { (c.version_id) },
+                html! { (c.token_contribution) },
+                html! { (c.token_budget) },
+                html! { (c.selection) },
+            ]
+        }),
+    )
+}
+
 /// `GET /compositions/{name}/export`: the composed context as a file to save.
 pub(super) async fn export(
     State(memcore): Store,
     Path(name): Path<String>,
 ) -> Result<Response, PageError> {
-    let composed = on_store(memcore, move |memcore| memcore.session_composition(&name)).await?;
-    let record = &composed.composition;
-    let (kind, extension) = if record.output_file.ends_with(".jsonl") {
-        ("application/jsonl; charset=utf-8", "jsonl")
-    } else {
-        ("text/markdown; charset=utf-8", "md")
+    let composed = {
+        let name = name.clone();
+        on_store(memcore, move |memcore| memcore.session_composition(&name)).await?
     };
-    // The name is a checked composition name: letters, digits, '.', '_' and '-' only.
-    let disposition = format!("attachment; filename=\"{}.{extension}\"", record.name);
-    let headers = [
-        (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
-        (
-            header::CONTENT_DISPOSITION,
-            HeaderValue::from_str(&disposition).map_err(|e| PageError::Stopped(e.to_string()))?,
-        ),
-    ];
+    let (kind, extension) = match composed.composition.context_file() {
+        "composed.jsonl" => ("application/jsonl; charset=utf-8", "jsonl"),
+        _ => ("text/markdown; charset=utf-8", "md"),
+    };
+    // The name the library accepted: letters, digits, '.', '_' and '-' only.
+    let disposition = format!("attachment; filename=\"{name}.{extension}\"");
+    let headers =
+        [(header::CONTENT_TYPE, kind.to_owned()), (header::CONTENT_DISPOSITION, disposition)];
     Ok((headers, composed.context).into_response())
 }

@@ -3,7 +3,10 @@
 // version an edit was made on). Pages work for reading without this script.
 "use strict";
 
-/** Sends `body` (if any) as JSON to `path`; the reply, or an Error with memcore's message. */
+/**
+ * Sends `body` (if any) as JSON to `path`; the reply, or an Error with memcore's message and
+ * recovery hint (its `status` the HTTP status).
+ */
 async function api(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
@@ -15,26 +18,53 @@ async function api(method, path, body) {
   if (!response.ok) {
     const error = reply.error || {};
     const message = [error.message || response.statusText, error.recovery].filter(Boolean);
-    throw new Error(message.join(". "));
+    throw Object.assign(new Error(message.join(". ")), { status: response.status });
   }
   return reply;
 }
 
-/** Shows `text` in the status element `output`, as a success or a failure. */
-function say(output, text, ok) {
+/** Shows `text` in the status element `selector` names, as a success or a failure. */
+function say(selector, text, ok) {
+  const output = document.querySelector(selector);
+  if (!output) return;
   output.textContent = text;
   output.className = ok ? "saved" : "failed";
 }
 
-/** Replaces the elements `selectors` name with their versions in a fresh copy of the page. */
-async function refresh(selectors) {
-  const html = await (await fetch(location.href, { cache: "no-store" })).text();
-  const fresh = new DOMParser().parseFromString(html, "text/html");
-  for (const selector of selectors) {
-    const old = document.querySelector(selector);
-    const replacement = fresh.querySelector(selector);
-    if (old && replacement) old.replaceWith(replacement);
+/** Runs `work` with `button` disabled, so a second click cannot send the request twice. */
+async function busy(button, work) {
+  if (button) button.disabled = true;
+  try {
+    return await work();
+  } finally {
+    if (button && button.isConnected) button.disabled = false;
   }
+}
+
+/**
+ * Replaces the elements `selectors` name (and the document's title) with their versions in a
+ * fresh copy of the page; false when the page could not be read again.
+ */
+async function refresh(selectors) {
+  try {
+    const html = await (await fetch(location.href, { cache: "no-store" })).text();
+    const fresh = new DOMParser().parseFromString(html, "text/html");
+    for (const selector of selectors) {
+      const old = document.querySelector(selector);
+      const replacement = fresh.querySelector(selector);
+      if (old && replacement) old.replaceWith(replacement);
+    }
+    document.title = fresh.title;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the page says after a change was saved: `done`, or that a reload will show it. */
+async function settle(selectors, status, done) {
+  const shown = await refresh(selectors);
+  say(status, shown ? done : `${done} Reload the page to see it.`, true);
 }
 
 // The memory editor: a PATCH with the version the page was read at.
@@ -47,53 +77,62 @@ document.addEventListener("submit", async (event) => {
   if (!editor) return;
   event.preventDefault();
   const fields = editor.elements;
-  const status = editor.querySelector("#save-status");
   const change = {
     title: fields.namedItem("title").value,
     content: fields.namedItem("content").value,
     tags: fields.namedItem("tags").value.split(",").map((t) => t.trim()).filter(Boolean),
     expected_version: Number(fields.namedItem("expected_version").value),
   };
+  let memory;
   try {
-    const memory = await api("PATCH", `/api/memories/${editor.dataset.ref}`, change);
-    delete editor.dataset.dirty;
-    await refresh(["#meta", "#editor", "#links", "#keepits"]);
-    say(document.querySelector("#save-status"), `Saved as version ${memory.version}.`, true);
+    const save = editor.querySelector("button[type=submit]");
+    memory = await busy(save, () => api("PATCH", `/api/memories/${editor.dataset.ref}`, change));
   } catch (error) {
-    say(status, `Not saved: ${error.message}`, false);
+    say("#save-status", `Not saved: ${error.message}`, false);
+    return;
   }
+  delete editor.dataset.dirty;
+  const parts = ["#title-heading", "#meta", "#editor", "#links", "#keepits"];
+  await settle(parts, "#save-status", `Saved as version ${memory.version}.`);
 });
 
 // Keepit presets: set a marker's weight, then show the new decay preview.
 document.addEventListener("click", async (event) => {
   const preset = event.target.closest("#keepits button[data-weight]");
   if (!preset) return;
-  const section = preset.closest("#keepits");
+  const ref = preset.closest("#keepits").dataset.ref;
   const index = preset.closest("[data-index]").dataset.index;
-  const status = section.querySelector("#keepit-status");
+  const weight = preset.dataset.weight;
+  let memory;
   try {
-    const memory = await api("PUT", `/api/memories/${section.dataset.ref}/keepits/${index}`, {
-      weight: Number(preset.dataset.weight),
-    });
-    const editor = document.querySelector("#editor");
-    // An editor with unsaved changes keeps them; saving them is then refused as stale.
-    const parts = editor && editor.dataset.dirty ? ["#meta", "#keepits"] : ["#meta", "#keepits", "#editor"];
-    await refresh(parts);
-    say(document.querySelector("#keepit-status"), `Weight set: version ${memory.version}.`, true);
-    const again = document.querySelector(`#keepits [data-index="${index}"] button[data-weight="${preset.dataset.weight}"]`);
-    if (again) again.focus();
+    memory = await busy(preset, () =>
+      api("PUT", `/api/memories/${ref}/keepits/${index}`, { weight: Number(weight) }),
+    );
   } catch (error) {
-    say(status, `Not set: ${error.message}`, false);
+    say("#keepit-status", `Not set: ${error.message}`, false);
+    return;
   }
+  const editor = document.querySelector("#editor");
+  // An editor with unsaved changes keeps them; saving them is then refused as stale.
+  const parts = editor && editor.dataset.dirty ? ["#meta", "#keepits"] : ["#meta", "#keepits", "#editor"];
+  await settle(parts, "#keepit-status", `Weight set: version ${memory.version}.`);
+  const again = document.querySelector(`#keepits [data-index="${index}"] button[data-weight="${weight}"]`);
+  if (again) again.focus();
 });
 
 // The composition builder: the budget bar follows the choices; composing posts them.
+
+/** The rows of the sessions ticked in `composer`, newest first. */
 function chosenComponents(composer) {
   return [...composer.querySelectorAll(".component")].filter(
     (row) => row.querySelector("input[type=checkbox]").checked,
   );
 }
 
+/**
+ * Fills the budget bar with the tokens of the chosen versions; a version "chosen by score"
+ * counts as the session's share of the budget, or its original if that is smaller.
+ */
 function fillBudget(composer) {
   const budget = Number(composer.elements.namedItem("budget").value) || 0;
   const chosen = chosenComponents(composer);
@@ -128,27 +167,30 @@ document.addEventListener("submit", async (event) => {
   const composer = event.target.closest("#composer");
   if (!composer) return;
   event.preventDefault();
-  const status = composer.querySelector("#compose-status");
   const name = composer.elements.namedItem("name").value;
   const components = chosenComponents(composer).map((row) => {
     const version = row.querySelector("select").value;
     return version ? { session: row.dataset.session, version } : { session: row.dataset.session };
   });
   if (!components.length) {
-    say(status, "Choose at least one session.", false);
+    say("#compose-status", "Choose at least one session.", false);
     return;
   }
+  const body = { name, components, budget: Number(composer.elements.namedItem("budget").value) };
+  const button = composer.querySelector("button[type=submit]");
   try {
-    const body = {
-      name,
-      components,
-      budget: Number(composer.elements.namedItem("budget").value),
-      replace: true,
-    };
-    await api("POST", "/api/memory/compositions", body);
+    await busy(button, async () => {
+      try {
+        await api("POST", "/api/memory/compositions", { ...body, replace: false });
+      } catch (error) {
+        // A composition of that name exists: replace it only when asked to.
+        if (error.status !== 409 || !confirm(`Replace the composition ${name}?`)) throw error;
+        await api("POST", "/api/memory/compositions", { ...body, replace: true });
+      }
+    });
     location.assign(`/compositions/${name}`);
   } catch (error) {
-    say(status, `Not composed: ${error.message}`, false);
+    say("#compose-status", `Not composed: ${error.message}`, false);
   }
 });
 
@@ -161,19 +203,18 @@ document.addEventListener("submit", async (event) => {
     await api("POST", "/login", { token: form.elements.namedItem("token").value });
     location.assign("/");
   } catch (error) {
-    say(form.querySelector("#login-status"), `Not logged in: ${error.message}`, false);
+    say("#login-status", `Not logged in: ${error.message}`, false);
   }
 });
 
 // A composition's delete button.
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("#delete-composition");
-  if (!button) return;
-  const status = document.querySelector("#composition-status");
+  if (!button || !confirm(`Delete the composition ${button.dataset.name}?`)) return;
   try {
-    await api("DELETE", `/api/memory/compositions/${button.dataset.name}`);
+    await busy(button, () => api("DELETE", `/api/memory/compositions/${button.dataset.name}`));
     location.assign("/sessions");
   } catch (error) {
-    say(status, `Not deleted: ${error.message}`, false);
+    say("#composition-status", `Not deleted: ${error.message}`, false);
   }
 });
