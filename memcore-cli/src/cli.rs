@@ -697,6 +697,8 @@ pub(crate) enum SessionCommand {
     List,
     /// Show a session: metadata, keepit markers, versions
     Show(SessionShowArgs),
+    /// Print a version of a session (its markdown), or with `original` the transcript
+    Version(SessionVersionArgs),
     /// Compress a session into a new version (extractive summary; keepit markers survive by
     /// the decay threshold)
     Compress(SessionCompressArgs),
@@ -1145,6 +1147,17 @@ pub(crate) struct SessionShowArgs {
     /// The session's id
     #[arg(value_name = "ID")]
     pub(crate) session: String,
+}
+
+/// `session version`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionVersionArgs {
+    /// The session's id
+    #[arg(value_name = "ID")]
+    pub(crate) session: String,
+    /// The version (v001), or `original`
+    #[arg(value_name = "VERSION")]
+    pub(crate) version: String,
 }
 
 /// `session compress`.

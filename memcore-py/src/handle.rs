@@ -873,6 +873,13 @@ impl PyMemcore {
         self.call_record(py, "session_prune", request, "PruneResult")
     }
 
+    /// Version `version` of `session` with its text, or with `"original"` the transcript
+    /// (`VersionContent`).
+    fn session_version(&self, py: Python<'_>, session: &str, version: &str) -> PyResult<Py<PyAny>> {
+        let request = json!({"session": session, "version": version});
+        self.call_record(py, "session_version", request, "VersionContent")
+    }
+
     /// The composition `name` with the context it composed (`CompositionContext`).
     fn composition_show(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         self.call_record(py, "composition_show", json!({"name": name}), "CompositionContext")

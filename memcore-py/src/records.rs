@@ -238,6 +238,7 @@ pub(crate) const KINDS: &[Kind] = &[
         &["name", "total_tokens", "#components", "used_in_sessions"],
         None,
     ),
+    kind::<session::VersionContent>("VersionContent", &["version"], None),
     kind::<session::CompositionContext>("CompositionContext", &["composition"], None),
     kind::<session::SessionListing>("SessionListing", &["#sessions", "#compositions"], None),
     kind::<session::PruneResult>("PruneResult", &["deleted", "kept", "#warnings"], None),

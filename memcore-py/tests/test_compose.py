@@ -56,6 +56,9 @@ def test_sessions_register_compress_compose_and_prune(store: memcore.Memcore, tm
     assert session.keepit_markers[0].weight == 1.0
     version = store.session_compress("chat", settings={"compaction_ratio": 4}, summarizer="extractive")
     assert isinstance(version, memcore.CompressionRecord)
+    read = store.session_version("chat", "v001")
+    assert read.version == version and read.content.startswith("# Session chat, v001")
+    assert store.session_version("chat", "original").version is None
     assert version.version_id == "v001" and version.keepit_stats.preserved == 1
     composition = store.session_compose("ctx", "chat", budget=10_000)
     assert composition.components[0].version_id == "original"

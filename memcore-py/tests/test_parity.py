@@ -112,6 +112,7 @@ RUNNERS: dict[str, Callable[[memcore.Memcore, dict[str, Any]], Any]] = {
     "session_compress": lambda s, r: s.session_compress(**r),
     "session_compose": lambda s, r: s.session_compose(**r),
     "session_prune": lambda s, r: s.session_prune(**r),
+    "session_version": lambda s, r: s.session_version(r["session"], r["version"]),
     "composition_show": lambda s, r: s.composition_show(r["name"]),
     "composition_delete": lambda s, r: s.composition_delete(r["name"]),
     "session_start": lambda s, r: s.session_start(**r),

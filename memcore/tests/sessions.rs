@@ -341,6 +341,14 @@ fn a_composition_is_read_back_and_deleting_it_frees_its_versions() {
     let version = memcore
         .session_compress(&SessionCompressRequest::new("chat", CompressionSettings::uniform(4.0)))
         .unwrap();
+    let read = memcore.session_version("chat", &version.version_id).unwrap();
+    assert_eq!(read.version.as_ref(), Some(&version));
+    let md = dir.path().join(format!("store/.memcore/sessions/summaries/chat/{}.md", version.file));
+    assert_eq!(read.content, std::fs::read_to_string(md).unwrap());
+    let original = memcore.session_version("chat", "original").unwrap();
+    assert!(original.version.is_none() && original.content.contains("\"sessionId\""));
+    let missing = memcore.session_version("chat", "v404").unwrap_err();
+    assert_eq!(missing.category(), Category::NotFound);
     let components = vec![ComponentRequest::at_version("chat", version.version_id.as_str())];
     let record =
         memcore.session_compose(&SessionComposeRequest::new("weekly", components, 5_000)).unwrap();

@@ -60,7 +60,8 @@ TEST(operations_lists_every_operation_with_schemas) {
                          "session_list", "session_show", "session_compress", "session_compose",
                          "session_prune", "session_start", "session_turn", "session_note",
                          "session_live", "session_end", "timeline", "compact", "retain",
-                         "purge", "recall", "composition_show", "composition_delete"};
+                         "purge", "recall", "session_version", "composition_show",
+                         "composition_delete"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"name\":\"%s\"", names[i]);

@@ -116,6 +116,13 @@ pub(super) fn session(
             Ok(())
         }
         SessionCommand::Show(args) => show(&memcore.session_show(&args.session)?, out),
+        SessionCommand::Version(args) => {
+            let version = memcore.session_version(&args.session, &args.version)?;
+            if out.json() {
+                return out.print_json(&version);
+            }
+            out.line(version.content.trim_end())
+        }
         SessionCommand::Composition(CompositionCommand::Show(args)) => {
             let composed = memcore.session_composition(&args.name)?;
             if out.json() {

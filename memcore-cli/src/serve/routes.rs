@@ -39,7 +39,13 @@ pub(super) fn router(memcore: Arc<Memcore>, access: Access, limit: usize) -> Rou
         )
         .route("/api/memory/sessions", get(|store: Store| call(store, "session_list", json!({}))))
         .route("/api/memory/sessions/{session}/versions", get(versions).post(compress))
-        .route("/api/memory/sessions/{session}/versions/{version}", axum::routing::delete(prune))
+        .route(
+            "/api/memory/sessions/{session}/versions/{version}",
+            get(|store: Store, Path((session, version)): Path<(String, String)>| {
+                call(store, "session_version", json!({ "session": session, "version": version }))
+            })
+            .delete(prune),
+        )
         .route("/api/memory/compositions", get(compositions).post(compose))
         .route(
             "/api/memory/compositions/{name}",

@@ -83,6 +83,14 @@ fn sessions_are_added_compressed_composed_and_pruned() {
     let version = sandbox.json(&["session", "compress", "chat-1", "--tiered", "gentle"]);
     assert_eq!(version["version_id"], "v002");
     sandbox
+        .run(&["session", "version", "chat-1", "v002"])
+        .assert()
+        .success()
+        .stdout(contains("# Session chat-1, v002"));
+    let original = sandbox.json(&["session", "version", "chat-1", "original"]);
+    assert!(original["version"].is_null() && original["content"].is_string(), "{original}");
+    sandbox.rejected(&["session", "version", "chat-1", "v009"], "", 1);
+    sandbox
         .run(&["session", "show", "chat-1"])
         .assert()
         .success()

@@ -242,6 +242,13 @@ fn compositions_are_shown_exported_and_deleted() {
     let (status, record) = server.json("POST", "/api/memory/compositions", &compose);
     assert_eq!(status, 200, "{record}");
 
+    let (status, version) = server.get("/api/memory/sessions/import-job/versions/original");
+    assert_eq!((status, version["version"].clone()), (200, Value::Null), "{version}");
+    assert!(version["content"].as_str().unwrap().contains("Stream the file"));
+    assert_eq!(server.get("/api/memory/sessions/import-job/versions/v404").0, 404);
+    let page = server.page("/sessions/import-job/versions/original");
+    assert!(page.status == 200 && page.body.contains("id=\"version-text\""), "{}", page.body);
+
     let (status, shown) = server.get("/api/memory/compositions/ctx");
     assert_eq!(status, 200, "{shown}");
     assert_eq!(shown["composition"]["name"], "ctx");

@@ -216,6 +216,8 @@ def test_build_a_composition_preview_and_export_it(browser: WebDriver, served: S
     browser.get(served.url + "/sessions/import-job")
     wait_for(browser, "#versions", "v001")
     shoot(browser, "session")
+    browser.find_element(By.LINK_TEXT, "v001").click()
+    wait_for(browser, "#version-text", "Session import-job, v001")
 
     browser.get(served.url + "/compose")
     budget = wait_for(browser, "#budget")

@@ -133,6 +133,7 @@ __all__ = [
     "CompositionComponent",
     "CompositionRecord",
     "CompositionContext",
+    "VersionContent",
     "SessionListing",
     "PruneResult",
     "HotTurn",
@@ -1270,6 +1271,15 @@ class CompositionRecord(Record):
     def warnings(self) -> tuple[str, ...]: ...
 
 @final
+class VersionContent(Record):
+    """A version of a session with its text (`version` is None for the original)."""
+
+    @property
+    def version(self) -> CompressionRecord | None: ...
+    @property
+    def content(self) -> str: ...
+
+@final
 class CompositionContext(Record):
     """A composition and the context it composed."""
 
@@ -2081,6 +2091,8 @@ class Memcore:
         force: bool = False,
     ) -> PruneResult:
         """Deletes versions of a session (refusing, unless forced, ones compositions use)."""
+    def session_version(self, session: str, version: str) -> VersionContent:
+        """A version of a session with its text (`original`: the transcript)."""
     def composition_show(self, name: str) -> CompositionContext:
         """A composition with the context it composed."""
     def composition_delete(self, name: str) -> CompositionRecord:

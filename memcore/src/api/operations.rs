@@ -25,7 +25,7 @@ use crate::session::{
     CompositionContext, CompositionRecord, CompositionRequest, CompressionRecord, PruneResult,
     SessionAddRequest, SessionComposeRequest, SessionCompressRequest, SessionEndReport,
     SessionEndRequest, SessionListing, SessionNoteRequest, SessionPruneRequest, SessionRecord,
-    SessionRequest, SessionStartRequest, SessionTurnRequest,
+    SessionRequest, SessionStartRequest, SessionTurnRequest, SessionVersionRequest, VersionContent,
 };
 use crate::{
     AuditRecord, CompactRequest, CompactionReport, HotSession, Hydrated, ListOptions, Listing,
@@ -73,6 +73,7 @@ pub static OPERATIONS: &[OperationEntry] = &[
     OperationEntry::of::<SessionCompress>(),
     OperationEntry::of::<SessionCompose>(),
     OperationEntry::of::<SessionPrune>(),
+    OperationEntry::of::<SessionVersion>(),
     OperationEntry::of::<CompositionShow>(),
     OperationEntry::of::<CompositionDelete>(),
     OperationEntry::of::<SessionStart>(),
@@ -440,6 +441,15 @@ operation! {
     SessionPrune = "session_prune" (writes),
     "Delete compression versions of a session (refusing, unless forced, ones a composition uses)",
     |memcore, request: SessionPruneRequest| -> PruneResult { memcore.session_prune(&request) }
+}
+
+operation! {
+    /// `session_version`: [`Memcore::session_version`].
+    SessionVersion = "session_version" (reads),
+    "Show a version of a session with its text (or the original transcript)",
+    |memcore, request: SessionVersionRequest| -> VersionContent {
+        memcore.session_version(&request.session, &request.version)
+    }
 }
 
 operation! {

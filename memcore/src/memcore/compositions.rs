@@ -1,15 +1,39 @@
-//! Reading and deleting compositions (seed 004's `GET` and `DELETE
-//! /memory/compositions/{id}`): a composition is found by its name, its composed context read
-//! from the registry, and deleting it frees the versions it used for pruning.
+//! Reading a session's versions and compositions back (seed 004's `GET
+//! /memory/sessions/{id}/versions/{version}` and `GET /memory/compositions/{id}`), and deleting
+//! compositions (`DELETE /memory/compositions/{id}`), which frees the versions they used for
+//! pruning.
 
 use std::path::Path;
 
 use super::Memcore;
+use super::session_compose::find_version;
 use crate::session::registry::check_name;
-use crate::session::{CompositionContext, CompositionRecord};
+use crate::session::{CompositionContext, CompositionRecord, VersionContent};
 use crate::{Error, Result};
 
 impl Memcore {
+    /// Version `version_id` of a session with its text (the markdown rendering of its
+    /// messages), or with `original` the transcript as registered.
+    ///
+    /// ```no_run
+    /// # let memcore = memcore::Memcore::open("store")?;
+    /// let v1 = memcore.session_version("standup-1", "v001")?;
+    /// println!("{}", v1.content);
+    /// # Ok::<(), memcore::Error>(())
+    /// ```
+    pub fn session_version(&self, session_id: &str, version_id: &str) -> Result<VersionContent> {
+        let session = self.session_show(session_id)?;
+        let registry = self.registry();
+        if version_id == "original" {
+            let content = registry.read(&session.original_file, Some(&session.original_sha256))?;
+            return Ok(VersionContent { version: None, content });
+        }
+        let version = find_version(&session, version_id)?.clone();
+        let content =
+            registry.read(&format!("summaries/{session_id}/{}.md", version.file), None)?;
+        Ok(VersionContent { version: Some(version), content })
+    }
+
     /// The composition named `name` with the context it composed: `composed.md`, or
     /// `composed.jsonl` when only that was written.
     ///

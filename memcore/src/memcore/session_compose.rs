@@ -339,7 +339,10 @@ fn version_tokens(session: &SessionRecord, version_id: &str) -> Result<usize> {
 }
 
 /// The record of `version_id`, or a not-found error.
-fn find_version<'s>(session: &'s SessionRecord, version_id: &str) -> Result<&'s CompressionRecord> {
+pub(super) fn find_version<'s>(
+    session: &'s SessionRecord,
+    version_id: &str,
+) -> Result<&'s CompressionRecord> {
     session.compressions.iter().find(|v| v.version_id == version_id).ok_or_else(|| {
         Error::not_found(
             format!("version {version_id} of session {}", session.session_id),

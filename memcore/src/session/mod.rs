@@ -37,7 +37,8 @@ pub(crate) use records::{Manifest, VersionsFile};
 pub use requests::{
     ComponentRequest, CompositionContext, CompositionOutput, CompositionRequest, PruneResult,
     SessionAddRequest, SessionComposeRequest, SessionCompressRequest, SessionListing,
-    SessionPruneRequest, SessionRequest, SessionSummary, SummarizerChoice,
+    SessionPruneRequest, SessionRequest, SessionSummary, SessionVersionRequest, SummarizerChoice,
+    VersionContent,
 };
 pub use select::{
     MIN_SELECTION_SCORE, Selection, SelectionCriteria, score_version, select_best_version,

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::records::{CompositionRecord, SessionRecord};
+use super::records::{CompositionRecord, CompressionRecord, SessionRecord};
 use super::settings::CompressionSettings;
 use super::transcript::TranscriptFormat;
 use crate::Timestamp;
@@ -57,6 +57,27 @@ impl SessionAddRequest {
 pub struct SessionRequest {
     /// The session's id.
     pub session: String,
+}
+
+/// Names a version of a session ([`crate::Memcore::session_version`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SessionVersionRequest {
+    /// The session's id.
+    pub session: String,
+    /// The version (`v001`), or `original` for the transcript as registered.
+    pub version: String,
+}
+
+/// A version of a session with its text ([`crate::Memcore::session_version`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct VersionContent {
+    /// The version's record; none for `original`.
+    pub version: Option<CompressionRecord>,
+    /// Its text: the markdown of its messages, or the original transcript.
+    pub content: String,
 }
 
 /// Names a composition ([`crate::Memcore::session_composition`],

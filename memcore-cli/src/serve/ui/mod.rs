@@ -40,6 +40,7 @@ pub(super) fn router() -> Router<Arc<Memcore>> {
         .route("/memories/{collection}/{id}", get(memories::page))
         .route("/sessions", get(sessions::index))
         .route("/sessions/{session}", get(sessions::page))
+        .route("/sessions/{session}/versions/{version}", get(sessions::version))
         .route("/compose", get(sessions::builder))
         .route("/compositions/{name}", get(sessions::composition))
         .route("/compositions/{name}/export", get(sessions::export))

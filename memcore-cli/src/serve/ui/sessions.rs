@@ -89,6 +89,7 @@ pub(super) async fn page(State(memcore): Store, Path(session): Path<String>) -> 
             @if let Some(t) = &record.last_timestamp { dt { "Last message" } dd { (layout::when(t)) } }
             dt { "Registered" } dd { (layout::when(&record.registered_at)) }
         }
+        p { a href={ "/sessions/" (record.session_id) "/versions/original" } { "Read the original transcript" } }
         h2 { "Compression versions" }
         @if record.compressions.is_empty() {
             p { "None yet: " code { "memcore session compress " (record.session_id) } " makes one." }
@@ -111,13 +112,14 @@ pub(super) async fn page(State(memcore): Store, Path(session): Path<String>) -> 
 /// The compression versions of `session`.
 fn versions(session: &SessionRecord) -> Markup {
     let headings = ["Version", "Tokens", "Ratio", "Keepits kept", "From", "Created"];
+    let id = &session.session_id;
     layout::table(
         "versions",
         headings,
         session.compressions.iter().map(|v| {
             let stats = &v.keepit_stats;
             [
-                html! { (v.version_id) },
+                html! { a href={ "/sessions/" (id) "/versions/" (v.version_id) } { (v.version_id) } },
                 html! { (v.output_tokens) },
                 html! { (format!("{:.1}:1", v.compression_ratio)) },
                 html! { (stats.preserved) " of " (stats.preserved + stats.summarized) },
@@ -126,6 +128,28 @@ fn versions(session: &SessionRecord) -> Markup {
             ]
         }),
     )
+}
+
+/// `GET /sessions/{session}/versions/{version}`: a version's text (`original`: the
+/// transcript).
+pub(super) async fn version(
+    State(memcore): Store,
+    Path((session, version)): Path<(String, String)>,
+) -> Page {
+    let content = {
+        let (session, version) = (session.clone(), version.clone());
+        on_store(memcore, move |memcore| memcore.session_version(&session, &version)).await?
+    };
+    let title = format!("Session {session}, {version}");
+    let body = html! {
+        h1 { (title) }
+        p { a href={ "/sessions/" (session) } { "Back to the session" } }
+        @if let Some(v) = &content.version {
+            p { (v.output_tokens) " tokens, " (format!("{:.1}:1", v.compression_ratio)) ", made " (layout::when(&v.created_at)) }
+        }
+        pre #version-text tabindex="0" { (content.content) }
+    };
+    Ok(layout::page(&title, Nav::Sessions, body))
 }
 
 /// `GET /compose`: the composition builder. Each session, newest first, can be included at
