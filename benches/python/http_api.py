@@ -79,6 +79,35 @@ def report(name: str, seconds: list[float]) -> None:
     print(f"{name:<28} n={len(seconds):>5}  p50 {p50:7.3f} ms  p99 {p99:7.3f} ms  {rate:8.0f} req/s")
 
 
+def start(binary: str, tmp: str, text_only: bool) -> tuple[subprocess.Popen[str], str]:
+    """`memcore serve` on a store in `tmp` (without the model when `text_only`); the process
+    and the address it serves."""
+    env = dict(os.environ, MEMCORE_HOME=f"{tmp}/home")
+    if text_only:
+        env["MEMCORE_MODEL_DIR"] = f"{tmp}/no-model"
+    server = subprocess.Popen(
+        [binary, "--store", f"{tmp}/store", "serve", "--addr", "127.0.0.1:0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+    )
+    assert server.stdout is not None
+    return server, server.stdout.readline().split("http://")[1].split("/")[0]
+
+
+def fill(client: Client, n: int) -> list[str]:
+    """Puts the first `n` corpus passages through the API, in ten collections; them."""
+    texts = passages(n)
+    started = time.perf_counter()
+    for at in range(0, len(texts), 500):
+        batch = [
+            {"content": text, "id": f"p{at + i:06d}", "collection": f"c{(at + i) % 10}"}
+            for i, text in enumerate(texts[at : at + 500])
+        ]
+        status, body, _ = client.call("POST", "/api/memories", {"memories": batch, "mode": "upsert"})
+        assert status == 200, body[:300]
+    print(f"filled {len(texts)} memories through the API in {time.perf_counter() - started:.1f} s")
+    return texts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default="target/release/memcore")
@@ -87,27 +116,10 @@ def main() -> None:
     parser.add_argument("--mode", default="text")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, MEMCORE_HOME=f"{tmp}/home")
-        if args.mode == "text":
-            env["MEMCORE_MODEL_DIR"] = f"{tmp}/no-model"
-        server = subprocess.Popen(
-            [args.binary, "--store", f"{tmp}/store", "serve", "--addr", "127.0.0.1:0"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
-        )
+        server, addr = start(args.binary, tmp, text_only=args.mode == "text")
         try:
-            assert server.stdout is not None
-            addr = server.stdout.readline().split("http://")[1].split("/")[0]
             client = Client(addr)
-            texts = passages(args.n)
-            started = time.perf_counter()
-            for at in range(0, len(texts), 500):
-                batch = [
-                    {"content": text, "id": f"p{at + i:06d}", "collection": f"c{(at + i) % 10}"}
-                    for i, text in enumerate(texts[at : at + 500])
-                ]
-                status, body, _ = client.call("POST", "/api/memories", {"memories": batch, "mode": "upsert"})
-                assert status == 200, body[:300]
-            print(f"filled {len(texts)} memories through the API in {time.perf_counter() - started:.1f} s")
+            texts = fill(client, args.n)
             gets = []
             for k in range(args.requests):
                 i = (k * 7919) % len(texts)
