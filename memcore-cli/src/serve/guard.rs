@@ -18,8 +18,18 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::login::{LOGIN_PATH, SESSION_COOKIE, is_open};
 use super::reply::{Refusal, refused};
+
+/// The page where a browser gives the token.
+pub(super) const LOGIN_PATH: &str = "/login";
+/// The cookie a browser that logged in sends instead of the token.
+pub(super) const SESSION_COOKIE: &str = "memcore_session";
+
+/// Whether `path` is open to requests without the token: the login page and the
+/// stylesheet and script it needs (embedded assets, the same for everyone).
+fn is_open(path: &str) -> bool {
+    path == LOGIN_PATH || path.starts_with("/assets/")
+}
 
 /// Who may call the server.
 #[derive(Debug, Clone)]

@@ -10,20 +10,11 @@ use axum::Extension;
 use axum::body::Bytes;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use maud::{Markup, html};
 
-use super::guard::Access;
+use super::guard::{Access, SESSION_COOKIE};
 use super::reply::refused;
-
-/// The page where a browser gives the token.
-pub(super) const LOGIN_PATH: &str = "/login";
-/// The cookie a browser that logged in sends instead of the token.
-pub(super) const SESSION_COOKIE: &str = "memcore_session";
-
-/// Whether `path` is open to requests without the token: the login page and the
-/// stylesheet and script it needs (embedded assets, the same for everyone).
-pub(super) fn is_open(path: &str) -> bool {
-    path == LOGIN_PATH || path.starts_with("/assets/")
-}
+use super::ui::layout::{self, Nav};
 
 /// A new session cookie value: 256 random bits from the operating system, in hex.
 pub(super) fn new_session() -> memcore::Result<String> {
@@ -40,10 +31,29 @@ pub(super) fn new_session() -> memcore::Result<String> {
 /// `GET /login`: the login page, or the first page when this server needs no token.
 pub(super) async fn page(Extension(access): Extension<Arc<Access>>) -> Response {
     if access.needs_token() {
-        super::ui::login_page().into_response()
+        login_page().into_response()
     } else {
         Redirect::to("/").into_response()
     }
+}
+
+/// The login page: where a browser gives the server's token (`ui.js` posts it to `POST
+/// /login`; the form's own post, without the script, is refused as not JSON, never sent
+/// as a URL).
+fn login_page() -> Markup {
+    let body = html! {
+        h1 { "Log in" }
+        p { "This server needs its token (the MEMCORE_SERVE_TOKEN it was started with)." }
+        form #login method="post" {
+            label for="token" { "Token" }
+            input #token type="password" name="token" autocomplete="current-password" required;
+            div.actions {
+                button type="submit" { "Log in" }
+                output #login-status role="status" aria-live="polite" {}
+            }
+        }
+    };
+    layout::page("Log in", Nav::None, body)
 }
 
 /// `POST /login` with `{"token": "..."}`: the session cookie when the token is right, a

@@ -5,7 +5,7 @@ use memcore::Timestamp;
 
 /// The section of the browser a page belongs to, marked in the navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Nav {
+pub(in crate::serve) enum Nav {
     /// Memories: the listing, search and each memory.
     Memories,
     /// Sessions and their versions.
@@ -27,7 +27,7 @@ const SECTIONS: [(Nav, &str, &str); 4] = [
 ];
 
 /// A whole page titled `title` in section `nav`, around `body`.
-pub(super) fn page(title: &str, nav: Nav, body: Markup) -> Markup {
+pub(in crate::serve) fn page(title: &str, nav: Nav, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {

@@ -13,7 +13,7 @@
 //! The stylesheet and the script are compiled into the binary: nothing is fetched from
 //! anywhere but this server, which the `Content-Security-Policy` of every page enforces.
 
-mod layout;
+pub(super) mod layout;
 mod lifecycle;
 mod memories;
 mod sessions;
@@ -27,7 +27,7 @@ use axum::routing::get;
 use maud::html;
 use memcore::Memcore;
 
-use super::login::LOGIN_PATH;
+use super::guard::LOGIN_PATH;
 use super::reply::status_of;
 
 /// The store every page reads.
@@ -49,25 +49,6 @@ pub(super) fn router() -> Router<Arc<Memcore>> {
         .route("/assets/ui.css", get(|| asset(include_str!("assets/ui.css"), "text/css")))
         .route("/assets/ui.js", get(|| asset(include_str!("assets/ui.js"), "text/javascript")))
         .layer(axum::middleware::map_response(protect))
-}
-
-/// The login page: where a browser gives the server's token (`ui.js` posts it to `POST
-/// /login`; the form's own post, without the script, is refused as not JSON, never sent
-/// as a URL).
-pub(super) fn login_page() -> maud::Markup {
-    let body = html! {
-        h1 { "Log in" }
-        p { "This server needs its token (the MEMCORE_SERVE_TOKEN it was started with)." }
-        form #login method="post" {
-            label for="token" { "Token" }
-            input #token type="password" name="token" autocomplete="current-password" required;
-            div.actions {
-                button type="submit" { "Log in" }
-                output #login-status role="status" aria-live="polite" {}
-            }
-        }
-    };
-    layout::page("Log in", layout::Nav::None, body)
 }
 
 /// An embedded asset, cached by the browser for an hour.
