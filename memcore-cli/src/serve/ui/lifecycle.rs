@@ -8,7 +8,7 @@ use memcore::decay::{LifecycleOptions, LifecycleStep};
 use serde::Deserialize;
 
 use super::layout::{self, Nav};
-use super::{Page, PageError, Store, on_store};
+use super::{Page, Store, on_store, parameters};
 use crate::output::serde_name;
 
 /// The plan's query: judge ages this many days from now.
@@ -24,8 +24,7 @@ pub(super) async fn plan(
     State(memcore): Store,
     query: Result<Query<PlanQuery>, QueryRejection>,
 ) -> Page {
-    let Query(query) = query.map_err(|rejection| PageError::query(&rejection))?;
-    let days = query.days.min(36_500);
+    let days = parameters(query)?.days.min(36_500);
     let report = on_store(memcore, move |memcore| {
         let mut options = LifecycleOptions::new().dry_run(true);
         if days > 0 {

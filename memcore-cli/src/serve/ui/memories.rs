@@ -10,7 +10,7 @@ use memcore::{ListOptions, Memory, MemoryRef, MemorySummary, SearchMode};
 use serde::Deserialize;
 
 use super::layout::{self, Nav};
-use super::{Page, PageError, Store, on_store};
+use super::{Page, Store, on_store, parameters};
 use crate::output::serde_name;
 
 /// Memories listed per page.
@@ -39,8 +39,7 @@ pub(super) async fn index(
     axum::extract::State(memcore): Store,
     query: Result<Query<IndexQuery>, QueryRejection>,
 ) -> Page {
-    let Query(IndexQuery { q, mode, collection, offset }) =
-        query.map_err(|rejection| PageError::query(&rejection))?;
+    let IndexQuery { q, mode, collection, offset } = parameters(query)?;
     let collection = Some(collection).filter(|c| !c.is_empty());
     let mode = mode.unwrap_or_default();
     let (collections, found) = on_store(memcore, {
@@ -178,8 +177,7 @@ pub(super) async fn page(
     Path((collection, id)): Path<(String, String)>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Page {
-    let Query(query) = query.map_err(|rejection| PageError::query(&rejection))?;
-    let ratio = query.ratio.max(1);
+    let ratio = parameters(query)?.ratio.max(1);
     let view = on_store(memcore, move |memcore| {
         let reference = MemoryRef::parse_parts(&id, Some(&collection))?;
         let memory = memcore.get(reference.clone())?;

@@ -21,6 +21,8 @@ mod sessions;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -78,14 +80,16 @@ enum PageError {
     Stopped(String),
 }
 
-impl PageError {
-    /// The error for a page's query that does not parse (`?mode=fast`, `?ratio=x`).
-    fn query(rejection: &axum::extract::rejection::QueryRejection) -> Self {
-        Self::Failed(memcore::Error::request(
+/// A page's query parameters; for ones that do not parse (`?mode=fast`, `?ratio=x`), the
+/// error page.
+fn parameters<T>(query: Result<Query<T>, QueryRejection>) -> Result<T, PageError> {
+    let Query(parameters) = query.map_err(|rejection| {
+        PageError::Failed(memcore::Error::request(
             format!("the page's query is not understood: {}", rejection.body_text()),
             "follow the page's own links and forms, or fix the value named",
         ))
-    }
+    })?;
+    Ok(parameters)
 }
 
 impl From<memcore::Error> for PageError {

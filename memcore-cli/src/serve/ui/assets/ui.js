@@ -47,7 +47,10 @@ async function busy(button, work) {
  */
 async function refresh(selectors) {
   try {
-    const html = await (await fetch(location.href, { cache: "no-store" })).text();
+    const response = await fetch(location.href, { cache: "no-store" });
+    // An error page, or the login page after a restart of the server: nothing to take.
+    if (!response.ok || response.redirected) return false;
+    const html = await response.text();
     const fresh = new DOMParser().parseFromString(html, "text/html");
     for (const selector of selectors) {
       const old = document.querySelector(selector);
@@ -83,16 +86,21 @@ document.addEventListener("submit", async (event) => {
     tags: fields.namedItem("tags").value.split(",").map((t) => t.trim()).filter(Boolean),
     expected_version: Number(fields.namedItem("expected_version").value),
   };
+  // Typing during the save marks the editor again, and what was typed is then kept.
+  delete editor.dataset.dirty;
   let memory;
   try {
     const save = editor.querySelector("button[type=submit]");
     memory = await busy(save, () => api("PATCH", `/api/memories/${editor.dataset.ref}`, change));
   } catch (error) {
+    editor.dataset.dirty = "true";
     say("#save-status", `Not saved: ${error.message}`, false);
     return;
   }
-  delete editor.dataset.dirty;
-  const parts = ["#title-heading", "#meta", "#editor", "#links", "#keepits"];
+  fields.namedItem("expected_version").value = memory.version;
+  const parts = editor.dataset.dirty
+    ? ["#title-heading", "#meta", "#links", "#keepits"]
+    : ["#title-heading", "#meta", "#editor", "#links", "#keepits"];
   await settle(parts, "#save-status", `Saved as version ${memory.version}.`);
 });
 
@@ -183,8 +191,10 @@ document.addEventListener("submit", async (event) => {
       try {
         await api("POST", "/api/memory/compositions", { ...body, replace: false });
       } catch (error) {
-        // A composition of that name exists: replace it only when asked to.
-        if (error.status !== 409 || !confirm(`Replace the composition ${name}?`)) throw error;
+        // A conflict because the name is taken (not a busy store, say): ask before replacing.
+        if (error.status !== 409) throw error;
+        const taken = await fetch(`/api/memory/compositions/${name}`).then((r) => r.ok, () => false);
+        if (!taken || !confirm(`Replace the composition ${name}?`)) throw error;
         await api("POST", "/api/memory/compositions", { ...body, replace: true });
       }
     });
