@@ -25,7 +25,7 @@ impl Memcore {
         let session = self.session_show(session_id)?;
         let registry = self.registry();
         if version_id == "original" {
-            let content = registry.read(&session.original_file, Some(&session.original_sha256))?;
+            let content = registry.original(&session)?;
             return Ok(VersionContent { version: None, content });
         }
         let version = find_version(&session, version_id)?.clone();

@@ -203,7 +203,7 @@ impl Memcore {
     ) -> Result<PendingVersion> {
         let messages = match from_version {
             None | Some("original") => {
-                let text = registry.read(&session.original_file, Some(&session.original_sha256))?;
+                let text = registry.original(session)?;
                 parse_transcript(&text, session.format)?.messages
             }
             Some(version_id) => version_messages(registry, session, version_id)?
@@ -358,7 +358,7 @@ fn version_messages(
     version_id: &str,
 ) -> Result<Vec<SummaryMessage>> {
     if version_id == "original" {
-        let text = registry.read(&session.original_file, Some(&session.original_sha256))?;
+        let text = registry.original(session)?;
         let transcript = parse_transcript(&text, session.format)?;
         return Ok(transcript
             .messages

@@ -22,7 +22,7 @@ pub(crate) use crate::hex::sha256_hex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::records::{Manifest, VersionsFile};
+use super::records::{Manifest, SessionRecord, VersionsFile};
 use crate::store::fsutil::{create_private_dir_all, write_atomic};
 use crate::store::lock::{LockGuard, StoreLock};
 use crate::{Error, Result, Timestamp};
@@ -125,6 +125,11 @@ impl Registry {
             create_private_dir_all(parent)?;
         }
         write_atomic(&path, bytes)
+    }
+
+    /// The transcript `session` was registered with, checked against its SHA-256.
+    pub(crate) fn original(&self, session: &SessionRecord) -> Result<String> {
+        self.read(&session.original_file, Some(&session.original_sha256))
     }
 
     /// Reads the file at `relative`, checking its SHA-256 when one is given.
