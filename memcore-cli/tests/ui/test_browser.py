@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -124,7 +125,9 @@ def wait_for(browser: WebDriver, css: str, text: str | None = None) -> WebElemen
             return elements[0]
         return False
 
-    element = WebDriverWait(browser, 10).until(found)
+    # A navigation can replace the page between finding an element and reading its text.
+    wait = WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,))
+    element = wait.until(found)
     assert isinstance(element, WebElement)
     return element
 
@@ -161,6 +164,8 @@ def test_search_then_edit_a_memory_and_find_it_in_the_file(browser: WebDriver, s
     query.send_keys("profile kernels")
     Select(browser.find_element(By.ID, "mode")).select_by_value("text")
     query.send_keys(Keys.ENTER)
+    # The first page lists the memory too: wait for the results page before looking for it.
+    WebDriverWait(browser, 10).until(lambda d: "q=profile" in d.current_url)
     hit = wait_for(browser, "#memories a", "GPU choice")
     shoot(browser, "search")
     hit.click()
