@@ -3,6 +3,9 @@
 
 use std::process::ExitCode;
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod allocator;
+
 /// ONNX Runtime 1.29 and later (the PyPI build memcore loads) sends Microsoft telemetry from
 /// Linux and macOS and keeps a device id under `~/.cache/Microsoft`, unless this variable is
 /// set before it loads; the library's own switch (`with_telemetry(false)`) comes too late to
@@ -22,5 +25,7 @@ fn opt_out_of_runtime_telemetry() {
 
 fn main() -> ExitCode {
     opt_out_of_runtime_telemetry();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    allocator::keep_freed_memory_for_reuse();
     ExitCode::from(memcore_cli::run(std::env::args_os(), memcore_cli::Host::new()))
 }
