@@ -8,7 +8,9 @@ kept-alive connection (a bounded loop: ``--requests`` calls per kind, nothing el
 
 - ``GET /api/memories/{collection}/{id}``, stride 7919 through the ids;
 - ``POST /api/search`` (``mode`` as given; ``text`` by default) for the LoCoMo questions of
-  ``queries.jsonl``.
+  ``queries.jsonl``;
+- ``POST /api/memories`` with one new memory (``--puts`` of them): a single durable put,
+  searchable when it returns.
 
 and prints the median, p99 and requests per second of each. Standard library only.
 
@@ -114,6 +116,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=2_000)
     parser.add_argument("--mode", default="text")
+    parser.add_argument("--puts", type=int, default=200, help="single puts timed after the searches")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server, addr = start(args.binary, tmp, text_only=args.mode == "text")
@@ -135,6 +138,13 @@ def main() -> None:
                 assert status == 200, body[:300]
                 searches.append(took)
             report(f"POST /api/search ({args.mode})", searches)
+            puts = []
+            for k in range(args.puts):
+                one = {"memories": [{"content": f"A single put, number {k}, on top of the store."}]}
+                status, body, took = client.call("POST", "/api/memories", one)
+                assert status == 200, body[:300]
+                puts.append(took)
+            report("POST /api/memories (one)", puts)
         finally:
             server.kill()
             server.wait()
