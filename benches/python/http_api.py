@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Requests per second and latency of ``memcore serve`` for ``get`` and ``search``.
+"""Requests per second and latency of ``memcore serve`` for ``get``, ``search`` and single puts.
 
 Fills a store with the first N passages of the shared bench corpus
 (``../shared/bench/corpus.jsonl.gz``; never copied into the repository) through the API
 itself (``POST /api/memories`` in batches of 500), then, from one client on 127.0.0.1 over a
-kept-alive connection (a bounded loop: ``--requests`` calls per kind, nothing else), times:
+kept-alive connection (bounded loops: ``--requests`` gets and searches, ``--puts`` puts), times:
 
 - ``GET /api/memories/{collection}/{id}``, stride 7919 through the ids;
 - ``POST /api/search`` (``mode`` as given; ``text`` by default) for the LoCoMo questions of

@@ -4,7 +4,7 @@
 //! buffers on a fresh thread: a 4 MB term table and its arena pages. With glibc's defaults
 //! those are returned to the kernel when the segment is written (`madvise`/`munmap`) and
 //! faulted in, zero-filled, on the next write. In a long-lived process (`memcore serve`,
-//! `memcore mcp`) that churn was about 6 ms of a 16-17 ms single `put` on a 100k store
+//! `memcore mcp`) that churn was about 6 ms of a 15-17 ms single `put` on a 100k store
 //! (BENCHMARKS.md, issue 22). Keeping up to [`TRIM_THRESHOLD`] of freed memory per arena,
 //! and serving blocks below [`MMAP_THRESHOLD`] from the arenas, makes the next write reuse
 //! the same pages.
