@@ -109,6 +109,31 @@ fn reopen_keeps_documents() {
     assert_eq!(mode & 0o777, 0o700);
 }
 
+/// Memories written one at a time are merged with their peers, never into the segment of an
+/// earlier batch: a single write does not rewrite hundreds of documents (tantivy's default
+/// merge policy would merge that segment after the seventh single write).
+#[test]
+fn single_writes_leave_a_batch_segment_alone() {
+    let (_dir, index) = open();
+    let batch: Vec<IndexDoc> =
+        (0..300).map(|i| doc(&format!("batch {i}"), "Batched words.", &[], None)).collect();
+    index.apply(&batch, &[]).expect("batch");
+    let segments = |index: &TextIndex| index.index.searchable_segment_metas().expect("metas");
+    let batch_segment = segments(&index)[0].id();
+    for i in 0..24 {
+        let single = doc(&format!("single {i}"), "One at a time.", &[], None);
+        index.apply(&[single], &[]).expect("single write");
+    }
+    let now = segments(&index);
+    assert!(
+        now.iter().any(|s| s.id() == batch_segment && s.max_doc() == 300),
+        "the batch's segment was rewritten: {:?}",
+        now.iter().map(|s| s.max_doc()).collect::<Vec<_>>()
+    );
+    assert!(now.len() <= 8, "the single writes' segments are merged: {} segments", now.len());
+    assert_eq!(index.live_count(), 324);
+}
+
 /// English analysis: stems, folded accents, tags and ids are searchable.
 #[test]
 fn stemming_stop_words_and_tags_are_searchable() {

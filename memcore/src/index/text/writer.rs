@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::MutexGuard;
 use tantivy::directory::error::LockError;
-use tantivy::indexer::IndexWriterOptions;
+use tantivy::indexer::{IndexWriterOptions, LogMergePolicy};
 use tantivy::{Index, IndexWriter, TantivyError, Term};
 
 use super::TextIndex;
@@ -53,7 +53,10 @@ impl TextIndex {
             }
             index.set_tokenizers(tokenizers());
             match index.writer_with_options(options.clone()) {
-                Ok(writer) => return Ok(writer),
+                Ok(writer) => {
+                    writer.set_merge_policy(Box::new(merge_policy()));
+                    return Ok(writer);
+                }
                 Err(TantivyError::LockFailure(LockError::LockBusy, _))
                     if Instant::now() < deadline =>
                 {
@@ -77,6 +80,22 @@ impl TextIndex {
             }
         }
     }
+}
+
+/// Segments smaller than this many documents are merged as if they had this many.
+///
+/// tantivy's default (10,000) puts every smaller segment in one level, so in a store where
+/// memories arrive one at a time each merge of the smallest level rewrote everything that
+/// level had gathered, up to 10,000 documents, every seventh or eighth put: the slow tenth of
+/// single puts on a 100k store (p90 24-25 ms, p99 26-28 ms). With 100 the small levels are
+/// merged with their peers only (p90 18-20 ms, p99 19-23 ms; BENCHMARKS.md, issue 22).
+pub(super) const MIN_LAYER_DOCS: u32 = 100;
+
+/// tantivy's log merge policy with the smallest level at [`MIN_LAYER_DOCS`].
+pub(super) fn merge_policy() -> LogMergePolicy {
+    let mut policy = LogMergePolicy::default();
+    policy.set_min_layer_size(MIN_LAYER_DOCS);
+    policy
 }
 
 /// One writer session on a [`TextIndex`]: a freshly opened index (so files written by other
