@@ -36,7 +36,7 @@ impl VectorIndex {
     ///
     /// [`Error::Io`] when the stamp cannot be written.
     pub(crate) fn stamp_level(&self) -> Result<()> {
-        match self.state.read().generation() {
+        match self.state.read().known_generation() {
             Some(generation) => self.write_stamp(generation),
             None => Ok(()),
         }

@@ -119,6 +119,18 @@ impl State {
         }
     }
 
+    /// Forgets every row and where the log was (the graph too): the state of a process that
+    /// has not read the log. Its next append finds the log's end itself.
+    pub(super) fn forget(&mut self) {
+        self.reset(None);
+        self.loaded = false;
+    }
+
+    /// The generation of the log this process last read or appended to, if any.
+    pub(super) fn known_generation(&self) -> Option<u64> {
+        self.generation().or(self.unread.map(|pos| pos.generation))
+    }
+
     /// Forgets every row (the graph too): the loaded state of an empty or absent log.
     pub(super) fn reset(&mut self, log: Option<LogPos>) {
         let bad_dumps = std::mem::take(&mut self.bad_dumps);

@@ -274,6 +274,30 @@ fn a_process_that_only_writes_appends_without_reading_the_log() {
 }
 
 #[test]
+fn a_rebuild_after_clear_keeps_no_rows_and_is_stamped_level() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = open8(dir.path());
+    index.upsert(&[(meta("m/old", &[]), axis(0, 0.0))]).expect("upsert");
+    index.load().expect("load");
+    index.clear().expect("clear");
+    let items: Vec<_> = (0..6).map(|i| (meta(&format!("m/{i}"), &[]), axis(i, 0.0))).collect();
+    index.upsert(&items[..3]).expect("first batch");
+    index.upsert(&items[3..]).expect("second batch, after its own end");
+    index.stamp_level().expect("stamp");
+    {
+        let state = index.state.read();
+        assert!(!state.loaded && state.metas.is_empty(), "the rebuild kept no rows");
+    }
+    let fresh = open8(dir.path());
+    fresh.load().expect("load");
+    assert!(fresh.stamped_level(), "stamped at the rebuilt log's generation");
+    for handle in [&index, &fresh] {
+        assert_eq!(keys(&search(handle, &axis(5, 0.0), 1)), ["m/5"]);
+        assert_eq!(handle.len(), 6, "the old row is gone");
+    }
+}
+
+#[test]
 fn a_writer_that_cannot_trust_the_end_reads_the_log_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join(LOG_FILE);
