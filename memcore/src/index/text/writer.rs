@@ -89,10 +89,10 @@ impl TextIndex {
 /// level had gathered, up to 10,000 documents, every seventh or eighth put: the slow tenth of
 /// single puts on a 100k store (p90 24-25 ms, p99 26-28 ms). With 100 the small levels are
 /// merged with their peers only (p90 18-20 ms, p99 19-23 ms; BENCHMARKS.md, issue 22).
-pub(super) const MIN_LAYER_DOCS: u32 = 100;
+const MIN_LAYER_DOCS: u32 = 100;
 
 /// tantivy's log merge policy with the smallest level at [`MIN_LAYER_DOCS`].
-pub(super) fn merge_policy() -> LogMergePolicy {
+fn merge_policy() -> LogMergePolicy {
     let mut policy = LogMergePolicy::default();
     policy.set_min_layer_size(MIN_LAYER_DOCS);
     policy

@@ -193,12 +193,12 @@ document.addEventListener("submit", async (event) => {
       } catch (error) {
         // A conflict because the name is taken (not a busy store, say): ask before replacing.
         if (error.status !== 409) throw error;
-        const taken = await fetch(`/api/memory/compositions/${name}`).then((r) => r.ok, () => false);
+        const taken = await fetch(`/api/memory/compositions/${encodeURIComponent(name)}`).then((r) => r.ok, () => false);
         if (!taken || !confirm(`Replace the composition ${name}?`)) throw error;
         await api("POST", "/api/memory/compositions", { ...body, replace: true });
       }
     });
-    location.assign(`/compositions/${name}`);
+    location.assign(`/compositions/${encodeURIComponent(name)}`);
   } catch (error) {
     say("#compose-status", `Not composed: ${error.message}`, false);
   }
@@ -222,7 +222,7 @@ document.addEventListener("click", async (event) => {
   const button = event.target.closest("#delete-composition");
   if (!button || !confirm(`Delete the composition ${button.dataset.name}?`)) return;
   try {
-    await busy(button, () => api("DELETE", `/api/memory/compositions/${button.dataset.name}`));
+    await busy(button, () => api("DELETE", `/api/memory/compositions/${encodeURIComponent(button.dataset.name)}`));
     location.assign("/sessions");
   } catch (error) {
     say("#composition-status", `Not deleted: ${error.message}`, false);
