@@ -196,7 +196,7 @@ enum Job {
     Search { query: Vec<f32>, k: usize, ef: usize, reply: SyncSender<Found> },
     /// Insert rows `ids` (ascending; their vectors in the snapshot `rows`); afterwards the
     /// graph covers every live row below `upto`. `done` counts the rows inserted so far.
-    Insert { ids: Vec<usize>, rows: Rows, upto: usize, done: usize },
+    Insert { ids: Vec<u32>, rows: Rows, upto: usize, done: usize },
     /// Reply once every job sent before has been done.
     Barrier(SyncSender<()>),
     /// Dump now (if there is anything new) and reply with the outcome (tests and
@@ -272,7 +272,7 @@ impl GraphHandle {
 
     /// Sends rows `ids` (ascending, all at or past [`GraphHandle::sent`]) with a snapshot of
     /// the rows that holds them; afterwards the graph will cover every live row below `upto`.
-    pub(super) fn insert(&mut self, ids: Vec<usize>, rows: Rows, upto: usize) {
+    pub(super) fn insert(&mut self, ids: Vec<u32>, rows: Rows, upto: usize) {
         self.sent = upto;
         // A closed channel means the thread ended; `failed` will say so.
         let _ = self.tx.send(Job::Insert { ids, rows, upto, done: 0 });
@@ -382,8 +382,7 @@ fn run(
         .start_handler(|_| crate::concurrent::lower_priority_of_this_thread())
         .build()
         .map_err(|e| format!("cannot start the graph's insert threads: {e}"))?;
-    serve(&hnsw, &inserters, config, rx, shared, indexed, dumped);
-    Ok(())
+    serve(&hnsw, &inserters, config, rx, shared, indexed, dumped)
 }
 
 /// The job loop: searches are answered as they come; inserts are done a chunk at a time in
@@ -397,7 +396,7 @@ fn serve(
     shared: &Shared,
     mut indexed: usize,
     mut dumped: usize,
-) {
+) -> std::result::Result<(), String> {
     let mut backlog: VecDeque<Job> = VecDeque::new();
     loop {
         let dump_due = config.persist
@@ -407,14 +406,14 @@ fn serve(
         if backlog.is_empty() && !dump_due {
             match rx.recv() {
                 Ok(job) => backlog.push_back(job),
-                Err(_) => return,
+                Err(_) => return Ok(()),
             }
         }
         loop {
             match rx.try_recv() {
                 Ok(job) => backlog.push_back(job),
                 Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Disconnected) => return Ok(()),
             }
         }
         // Searches first, in arrival order; the rest keeps its order.
@@ -436,8 +435,13 @@ fn serve(
         match backlog.pop_front() {
             Some(Job::Insert { ids, rows, upto, done }) => {
                 let end = (done + INSERT_CHUNK).min(ids.len());
+                let mut vectors = Vec::with_capacity(end - done);
+                rows.visit(&ids[done..end], &mut |id, vector| {
+                    vectors.push((vector.to_vec(), id as usize));
+                })
+                .map_err(|e| format!("cannot read the vectors to insert: {e}"))?;
                 let batch: Vec<(&[f32], usize)> =
-                    ids[done..end].iter().map(|&id| (rows.get(id), id)).collect();
+                    vectors.iter().map(|(vector, id)| (vector.as_slice(), *id)).collect();
                 if batch.len() > 8 {
                     inserters.install(|| hnsw.parallel_insert_slice(&batch));
                 } else {
@@ -446,7 +450,7 @@ fn serve(
                     }
                 }
                 if end < ids.len() {
-                    indexed = ids[end - 1] + 1;
+                    indexed = ids[end - 1] as usize + 1;
                     backlog.push_front(Job::Insert { ids, rows, upto, done: end });
                 } else {
                     indexed = upto;

@@ -141,6 +141,8 @@ pub(super) enum Entry<'a> {
         meta: DocMeta,
         /// The vector, as `dimension` little-endian f32.
         vector: &'a [u8],
+        /// Where the vector starts in the log file.
+        at: u64,
     },
     /// Remove `key`.
     Remove {
@@ -213,7 +215,8 @@ pub(super) fn read_file_records(
     read_records(&mut reader, path, from, to, dimension, apply)
 }
 
-/// [`read_file_records`] from `reader`, positioned at offset `from` of the log at `path`.
+/// [`read_file_records`] from `reader`, positioned at offset `from` of the log at `path` (or
+/// holding records about to be written there).
 pub(super) fn read_records(
     reader: &mut dyn Read,
     path: &Path,
@@ -259,7 +262,8 @@ pub(super) fn read_records(
                 }
                 let meta: DocMeta = serde_json::from_slice(&payload[5..5 + meta_len])
                     .map_err(|e| undecodable(&format!("bad metadata ({e})")))?;
-                apply(Entry::Add { meta, vector: &payload[5 + meta_len..] });
+                let at = pos + (RECORD_HEAD + 5 + meta_len) as u64;
+                apply(Entry::Add { meta, vector: &payload[5 + meta_len..], at });
             }
             TAG_REMOVE => {
                 let key = std::str::from_utf8(&payload[1..])

@@ -263,10 +263,10 @@ fn measure_size(rows: &[Vec<f32>], held_out: &[Vec<f32>], questions: &[Vec<f32>]
         let (mut one, mut split) = (Vec::new(), Vec::new());
         for q in held_out {
             let start = Instant::now();
-            let a = scan::scan_one(&state.rows, q, 0..n, 10, &keep);
+            let a = scan::scan_one(&state.rows, q, 0..n, 10, &keep).expect("scan");
             one.push(start.elapsed());
             let start = Instant::now();
-            let b = scan::scan(&state.rows, q, 0..n, 10, &keep);
+            let b = scan::scan(&state.rows, q, 0..n, 10, &keep).expect("scan");
             split.push(start.elapsed());
             assert_eq!(a, b);
         }
@@ -480,4 +480,81 @@ fn guard_against_question_recall() {
             );
         }
     }
+}
+
+/// Resident memory of this process (`VmRSS`), in MB.
+fn resident_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[test]
+#[ignore = "needs a store's vector index in MEMCORE_BENCH_INDEX; run in release with --nocapture"]
+fn rows_on_disk_against_rows_in_memory() {
+    // MEMCORE_BENCH_INDEX: a store's `.memcore/index/vectors` (only read).
+    let Some(dir) = std::env::var_os("MEMCORE_BENCH_INDEX") else {
+        println!("set MEMCORE_BENCH_INDEX to a vector index directory");
+        return;
+    };
+    let dir = Path::new(&dir);
+    let file = std::fs::File::open(dir.join(LOG_FILE)).expect("the log");
+    let log::HeaderRead::Valid(header, _) = log::Header::read(&file).expect("read") else {
+        panic!("not a vector log");
+    };
+    let open = |rows_on_disk_min_rows| {
+        let options = VectorOptions {
+            hnsw_threshold: usize::MAX,
+            background: false,
+            rows_on_disk_min_rows,
+            ..VectorOptions::default()
+        };
+        let index =
+            VectorIndex::open_with(dir, header.dimension, &header.model_id, options).expect("open");
+        let (before, start) = (resident_mb(), Instant::now());
+        index.load().expect("load");
+        println!(
+            "rows on disk from {rows_on_disk_min_rows} rows: loaded {} rows in {:.0} ms, \
+             resident +{:.0} MB",
+            index.state.read().row_count(),
+            ms(start.elapsed()),
+            resident_mb() - before
+        );
+        index
+    };
+    // On disk first, so that the memory index's growth is not hidden by freed pages.
+    let disk = open(0);
+    let memory = open(usize::MAX);
+    // Queries: stored rows, each with every eighth component negated (not in the index).
+    let queries: Vec<Vec<f32>> = {
+        let state = memory.state.read();
+        (0..200)
+            .map(|i| {
+                let mut q = state.rows.vector(i * state.row_count() / 200);
+                q.iter_mut().step_by(8).for_each(|x| *x = -*x);
+                q
+            })
+            .collect()
+    };
+    let (found_memory, (m50, m99)) = run(&memory, &queries, &DocFilter::default(), 10);
+    let (found_disk, (d50, d99)) = run(&disk, &queries, &DocFilter::default(), 10);
+    assert_eq!(found_memory, found_disk, "the same results, scores included");
+    let cpu = |index: &VectorIndex| {
+        ms(cpu_per_query(&queries, &|q| {
+            let _ = index.search(q, 10, &DocFilter::default(), None).expect("search");
+        }))
+    };
+    println!(
+        "sign-bit scan, k 10: rows in memory p50 {:.2} ms (p99 {:.2}), cpu {:.2} ms | rows on \
+         disk p50 {:.2} ms (p99 {:.2}), cpu {:.2} ms",
+        ms(m50),
+        ms(m99),
+        cpu(&memory),
+        ms(d50),
+        ms(d99),
+        cpu(&disk)
+    );
 }

@@ -3,8 +3,10 @@
 //! rows passed the threshold.
 
 use std::io::ErrorKind;
+use std::sync::Arc;
 
 use super::log::{self, FileId, Header, HeaderRead};
+use super::rows::Rows;
 use super::state::{LogPos, State};
 use super::{ModelChanged, REBUILD, VectorIndex, fresh_generation, graph, pipeline, unread};
 use crate::Error;
@@ -55,7 +57,7 @@ impl VectorIndex {
             ));
         };
         let end = log::append(&self.path, pos.id, pos.offset, buf)?;
-        self.apply_bytes(state, buf)?;
+        self.apply_bytes(state, buf, pos.offset)?;
         state.log = Some(LogPos { offset: end, seen_len: end, ..pos });
         if self.compaction_due(state) {
             self.compact(state)?;
@@ -67,14 +69,15 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// Applies records just written (decoding them as a reader would).
-    pub(super) fn apply_bytes(&self, state: &mut State, buf: &[u8]) -> Result<()> {
-        let len = buf.len() as u64;
+    /// Applies records just written at offset `at` of the log (decoding them as a reader
+    /// would).
+    pub(super) fn apply_bytes(&self, state: &mut State, buf: &[u8], at: u64) -> Result<()> {
+        let to = at + buf.len() as u64;
         let end =
-            log::read_records(&mut &*buf, &self.path, 0, len, self.dimension, &mut |entry| {
+            log::read_records(&mut &*buf, &self.path, at, to, self.dimension, &mut |entry| {
                 state.apply(entry)
             })?;
-        if end != buf.len() as u64 {
+        if end != to {
             return Err(Error::index(
                 "the vector index wrote a record it cannot read",
                 None,
@@ -171,10 +174,17 @@ impl VectorIndex {
         // Room for the rows the file holds at about 200 bytes of metadata each: the maps then
         // never grow (and copy themselves) while loading.
         let record = (RECORD_GUESS + self.dimension * 4) as u64;
-        // (A hint, capped: a damaged or sparse file may claim any length.)
+        // (An estimate, capped: a damaged or sparse file may claim any length. It also
+        // decides whether the floats stay in the file.)
         let rows =
             usize::try_from(len.saturating_sub(start) / record).map_or(0, |r| r.min(1 << 20));
-        let mut fresh = State::with_capacity(rows, self.dimension);
+        let file = Arc::new(file);
+        let vectors = if rows >= self.options.rows_on_disk_min_rows {
+            Rows::on_disk(Arc::clone(&file))
+        } else {
+            Rows::default()
+        };
+        let mut fresh = State::with_capacity(rows, self.dimension, vectors);
         let end = pipeline::read_into(&file, &self.path, start, len, self.dimension, &mut fresh)?;
         fresh.log = Some(LogPos { id, generation: header.generation, offset: end, seen_len: len });
         fresh.graph_wanted = state.graph_wanted;
@@ -198,22 +208,27 @@ impl VectorIndex {
     pub(super) fn compact(&self, state: &mut State) -> Result<()> {
         let stamped = self.stamp_names(state);
         let header = self.header();
-        let live: Vec<usize> =
-            (0..state.row_count()).filter(|&r| state.metas[r].is_some()).collect();
+        let live: Vec<u32> =
+            (0..state.row_count() as u32).filter(|&r| state.metas[r as usize].is_some()).collect();
         let mut encode_failure = None;
         log::replace(&self.dir, &self.path, &header, |out| {
             let mut buf = Vec::with_capacity(64 * 1024);
-            for &row in &live {
-                let Some(meta) = &state.metas[row] else { continue };
-                if let Err(e) = log::encode_add(&mut buf, meta, state.vector(row)) {
-                    encode_failure = Some(e);
-                    return Err(std::io::Error::other("encoding failed"));
+            let mut written = Ok(());
+            // (A failed read of the old log fails the write of the new one.)
+            state.rows.visit(&live, &mut |row, vector| {
+                let Some(meta) = &state.metas[row as usize] else { return };
+                if written.is_err() {
+                    return;
                 }
-                if buf.len() >= 1 << 20 {
-                    out.write_all(&buf)?;
+                if let Err(e) = log::encode_add(&mut buf, meta, vector) {
+                    encode_failure = Some(e);
+                    written = Err(std::io::Error::other("encoding failed"));
+                } else if buf.len() >= 1 << 20 {
+                    written = out.write_all(&buf);
                     buf.clear();
                 }
-            }
+            })?;
+            written?;
             out.write_all(&buf)
         })
         .map_err(|e| encode_failure.take().unwrap_or(e))?;

@@ -22,8 +22,9 @@ const BATCH: usize = 512;
 
 /// A record read, owned.
 enum Owned {
-    /// An add; its vector is the next one in [`Batch::vectors`].
-    Add(DocMeta),
+    /// An add, and where its vector is in the log; the vector is the next one in
+    /// [`Batch::vectors`].
+    Add(DocMeta, u64),
     /// A removal of this key.
     Remove(String),
 }
@@ -41,9 +42,9 @@ impl Batch {
     /// Takes `entry`, copying what it borrows.
     fn push(&mut self, entry: Entry<'_>) {
         match entry {
-            Entry::Add { meta, vector } => {
+            Entry::Add { meta, vector, at } => {
                 self.vectors.extend_from_slice(vector);
-                self.entries.push(Owned::Add(meta));
+                self.entries.push(Owned::Add(meta, at));
             }
             Entry::Remove { key } => self.entries.push(Owned::Remove(key.to_owned())),
         }
@@ -54,10 +55,10 @@ impl Batch {
         let mut vectors = self.vectors.chunks_exact(vector_len);
         for entry in self.entries.drain(..) {
             match entry {
-                Owned::Add(meta) => {
+                Owned::Add(meta, at) => {
                     // Every add pushed its vector, of this length (read_records checks it).
                     if let Some(vector) = vectors.next() {
-                        state.apply(Entry::Add { meta, vector });
+                        state.apply(Entry::Add { meta, vector, at });
                     }
                 }
                 Owned::Remove(key) => state.apply(Entry::Remove { key: &key }),
@@ -171,7 +172,7 @@ mod tests {
         assert_eq!(two.dead, one_torn.dead);
         assert_eq!(two.row_count(), one_torn.row_count());
         for row in [0, 1, 4_000, two.row_count() - 1] {
-            assert_eq!(two.vector(row), one_torn.vector(row));
+            assert_eq!(two.rows.vector(row), one_torn.rows.vector(row));
         }
         assert_eq!(two.guard, one_torn.guard);
     }

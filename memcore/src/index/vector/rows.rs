@@ -1,5 +1,6 @@
-//! The rows' float vectors, in fixed-size chunks that the graph thread shares instead of
-//! copying.
+//! The rows' float vectors: in memory, in fixed-size chunks that the graph thread shares
+//! instead of copying, or, for a large log, left in the log file and read when a search
+//! scores them.
 //!
 //! Why chunks: a graph starting over 100k rows needs all of them. With one contiguous `Vec`,
 //! the index had to copy 150 MB for the graph thread while holding its write lock, and every
@@ -8,7 +9,20 @@
 //! pointer copies. A chunk is never changed while shared: appending to a shared last chunk
 //! copies that chunk (at most [`CHUNK_ROWS`] rows) first. Fixed-size chunks also never
 //! reallocate, where a growing `Vec` copied everything it held at each doubling.
+//!
+//! Why rows on disk: the floats are most of a query process's memory (150 MB at 100k MiniLM
+//! rows), yet a search scores only a few of them exactly: the sign-bit scan a short list of 2%,
+//! the graph its candidates. So a process that loads a large log keeps only where each
+//! vector starts in the file (8 bytes a row) and reads the vectors it scores with `pread`,
+//! neighbours in the file in one read. The page cache keeps them warm, shared by every process
+//! and dropped under memory pressure. Not a memory map: on this machine's kernel a handful of
+//! scattered reads of a mapped log made the whole file resident in the process (the page cache
+//! maps large folios), which is what this avoids. The offsets stay valid for the life of the
+//! file handle: the log only grows, records that were read intact are never cut off, and a
+//! replaced log is a new file (the handle keeps the old one).
 
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use super::log;
@@ -16,54 +30,60 @@ use super::log;
 /// Rows per chunk (a power of two: finding a row is a shift and a mask).
 pub(super) const CHUNK_ROWS: usize = 1024;
 
-/// Row-major float vectors of one dimension, in chunks of [`CHUNK_ROWS`].
-///
-/// `Clone` is the cheap snapshot: it shares every chunk.
-#[derive(Debug, Default, Clone)]
-pub(super) struct Rows {
-    /// Floats per row; set by the first row pushed.
-    dim: usize,
+/// Longest stretch of unwanted bytes read rather than skipped with a second read.
+const MAX_GAP: u64 = 4096;
+
+/// Longest single read of rows on disk.
+const MAX_READ: u64 = 1 << 20;
+
+/// Fixed-length items in chunks of [`CHUNK_ROWS`]; `Clone` shares every chunk.
+#[derive(Debug, Clone)]
+pub(super) struct Chunks<T> {
+    /// Values per item; set by the first item pushed.
+    width: usize,
     /// Full chunks, then the one being filled.
-    chunks: Vec<Arc<Vec<f32>>>,
-    /// Rows held.
+    chunks: Vec<Arc<Vec<T>>>,
+    /// Items held.
     len: usize,
 }
 
-impl Rows {
-    /// Number of rows.
-    pub(super) fn len(&self) -> usize {
-        self.len
+impl<T> Default for Chunks<T> {
+    fn default() -> Self {
+        Self { width: 0, chunks: Vec::new(), len: 0 }
     }
+}
 
-    /// The vector of `row`.
+impl<T: Copy> Chunks<T> {
+    /// Item `i`.
     ///
     /// # Panics
     ///
-    /// When `row` is not below [`Rows::len`], as slice indexing does.
+    /// When `i` is not below the number of items, as slice indexing does.
     #[inline]
-    pub(super) fn get(&self, row: usize) -> &[f32] {
-        assert!(row < self.len, "row {row} of {}", self.len);
-        let start = (row % CHUNK_ROWS) * self.dim;
-        &self.chunks[row / CHUNK_ROWS][start..start + self.dim]
+    pub(super) fn get(&self, i: usize) -> &[T] {
+        assert!(i < self.len, "row {i} of {}", self.len);
+        let start = (i % CHUNK_ROWS) * self.width;
+        &self.chunks[i / CHUNK_ROWS][start..start + self.width]
     }
 
-    /// Appends a row from its encoding in the log (little-endian `f32`s) and returns it.
-    pub(super) fn push_encoded(&mut self, encoded: &[u8]) -> &[f32] {
+    /// Appends the item `fill` writes (it must append exactly one item's values) and returns
+    /// it.
+    fn push_with(&mut self, width: usize, fill: impl FnOnce(&mut Vec<T>)) -> &[T] {
         if self.len == 0 {
-            self.dim = encoded.len() / 4;
+            self.width = width;
         }
-        debug_assert_eq!(encoded.len(), self.dim * 4, "rows of one dimension");
-        let capacity = CHUNK_ROWS * self.dim;
+        debug_assert_eq!(width, self.width, "items of one width");
+        let capacity = CHUNK_ROWS * self.width;
         match self.chunks.last_mut() {
             Some(last) if !self.len.is_multiple_of(CHUNK_ROWS) => {
                 // Copies the chunk if a snapshot shares it; the copy gets the full capacity.
                 let chunk = Arc::make_mut(last);
                 chunk.reserve_exact(capacity - chunk.len());
-                log::decode_vector(encoded, chunk);
+                fill(chunk);
             }
             _ => {
                 let mut chunk = Vec::with_capacity(capacity);
-                log::decode_vector(encoded, &mut chunk);
+                fill(&mut chunk);
                 self.chunks.push(Arc::new(chunk));
             }
         }
@@ -72,8 +92,134 @@ impl Rows {
     }
 }
 
+/// Where the vectors of rows kept on disk are.
+#[derive(Debug, Clone)]
+struct OnDisk {
+    /// The log, open for reading.
+    file: Arc<File>,
+    /// The offset of each row's vector in it.
+    offsets: Chunks<u64>,
+    /// The last row pushed, decoded (what [`Rows::push_encoded`] returns).
+    last: Vec<f32>,
+}
+
+/// Row-major float vectors of one dimension, in memory or in the log.
+///
+/// `Clone` is the cheap snapshot: it shares every chunk.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Rows {
+    /// Floats per row; set by the first row pushed.
+    dim: usize,
+    /// The rows, when they are kept in memory.
+    memory: Chunks<f32>,
+    /// Set when the rows are kept in the log instead.
+    disk: Option<OnDisk>,
+}
+
+impl Rows {
+    /// Rows kept in the log `file`: [`Rows::push_encoded`] records where each vector is in it.
+    pub(super) fn on_disk(file: Arc<File>) -> Self {
+        Self {
+            disk: Some(OnDisk { file, offsets: Chunks::default(), last: Vec::new() }),
+            ..Self::default()
+        }
+    }
+
+    /// Number of rows.
+    pub(super) fn len(&self) -> usize {
+        match &self.disk {
+            Some(disk) => disk.offsets.len,
+            None => self.memory.len,
+        }
+    }
+
+    /// The rows, when they are held in memory.
+    pub(super) fn in_memory(&self) -> Option<&Chunks<f32>> {
+        self.disk.is_none().then_some(&self.memory)
+    }
+
+    /// Appends a row from its encoding in the log (little-endian `f32`s), which starts at byte
+    /// `at` of the log file, and returns it.
+    pub(super) fn push_encoded(&mut self, encoded: &[u8], at: u64) -> &[f32] {
+        if self.len() == 0 {
+            self.dim = encoded.len() / 4;
+        }
+        debug_assert_eq!(encoded.len(), self.dim * 4, "rows of one dimension");
+        match &mut self.disk {
+            None => self.memory.push_with(self.dim, |chunk| log::decode_vector(encoded, chunk)),
+            Some(disk) => {
+                disk.offsets.push_with(1, |chunk| chunk.push(at));
+                disk.last.clear();
+                log::decode_vector(encoded, &mut disk.last);
+                &disk.last
+            }
+        }
+    }
+
+    /// Hands the vector of each row of `wanted` to `each`, in order. Rows on disk are read
+    /// with as few reads as their places in the file allow: `wanted` in ascending order reads
+    /// neighbours together.
+    ///
+    /// # Errors
+    ///
+    /// A failed read of the log (it was truncated or damaged behind this process's back).
+    ///
+    /// # Panics
+    ///
+    /// When a row is not below [`Rows::len`], as slice indexing does.
+    pub(super) fn visit(
+        &self,
+        wanted: &[u32],
+        each: &mut dyn FnMut(u32, &[f32]),
+    ) -> std::io::Result<()> {
+        let Some(disk) = &self.disk else {
+            for &row in wanted {
+                each(row, self.memory.get(row as usize));
+            }
+            return Ok(());
+        };
+        let width = (self.dim * 4) as u64;
+        let offset = |row: u32| disk.offsets.get(row as usize)[0];
+        let (mut bytes, mut floats) = (Vec::new(), Vec::with_capacity(self.dim));
+        let mut rest = wanted;
+        while let Some(&first) = rest.first() {
+            let start = offset(first);
+            let mut end = start + width;
+            let mut run = 1;
+            for &row in &rest[1..] {
+                let at = offset(row);
+                if at < end || at - end > MAX_GAP || at + width - start > MAX_READ {
+                    break;
+                }
+                end = at + width;
+                run += 1;
+            }
+            bytes.resize((end - start) as usize, 0);
+            disk.file.read_exact_at(&mut bytes, start)?;
+            for &row in &rest[..run] {
+                let from = (offset(row) - start) as usize;
+                floats.clear();
+                log::decode_vector(&bytes[from..from + width as usize], &mut floats);
+                each(row, &floats);
+            }
+            rest = &rest[run..];
+        }
+        Ok(())
+    }
+
+    /// The vector of `row`, copied (for tests).
+    #[cfg(test)]
+    pub(super) fn vector(&self, row: usize) -> Vec<f32> {
+        let mut out = Vec::new();
+        self.visit(&[row as u32], &mut |_, v| out = v.to_vec()).expect("read the row");
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     fn encode(vector: &[f32]) -> Vec<u8> {
@@ -88,12 +234,12 @@ mod tests {
     fn rows_are_read_back_across_chunks() {
         let mut rows = Rows::default();
         for i in 0..CHUNK_ROWS * 2 + 3 {
-            assert_eq!(rows.push_encoded(&encode(&row(i))), row(i).as_slice());
+            assert_eq!(rows.push_encoded(&encode(&row(i)), 0), row(i).as_slice());
         }
         assert_eq!(rows.len(), CHUNK_ROWS * 2 + 3);
-        assert_eq!(rows.chunks.len(), 3);
+        assert_eq!(rows.memory.chunks.len(), 3);
         for i in [0, CHUNK_ROWS - 1, CHUNK_ROWS, CHUNK_ROWS * 2 + 2] {
-            assert_eq!(rows.get(i), row(i).as_slice());
+            assert_eq!(rows.vector(i), row(i));
         }
     }
 
@@ -101,25 +247,91 @@ mod tests {
     fn a_snapshot_does_not_see_later_rows_and_shares_full_chunks() {
         let mut rows = Rows::default();
         for i in 0..CHUNK_ROWS + 1 {
-            rows.push_encoded(&encode(&row(i)));
+            rows.push_encoded(&encode(&row(i)), 0);
         }
         let snapshot = rows.clone();
-        rows.push_encoded(&encode(&row(7_000)));
+        rows.push_encoded(&encode(&row(7_000)), 0);
         assert_eq!(snapshot.len(), CHUNK_ROWS + 1);
-        assert_eq!(rows.get(CHUNK_ROWS + 1), row(7_000).as_slice());
-        assert_eq!(snapshot.get(CHUNK_ROWS), row(CHUNK_ROWS).as_slice());
+        assert_eq!(rows.vector(CHUNK_ROWS + 1), row(7_000));
+        assert_eq!(snapshot.vector(CHUNK_ROWS), row(CHUNK_ROWS));
         // The full chunk is shared; the one appended to was copied.
-        assert!(Arc::ptr_eq(&rows.chunks[0], &snapshot.chunks[0]));
-        assert!(!Arc::ptr_eq(&rows.chunks[1], &snapshot.chunks[1]));
-        assert_eq!(snapshot.chunks[1].len(), 3);
-        assert_eq!(rows.chunks[1].capacity(), CHUNK_ROWS * 3);
+        let (now, then) = (&rows.memory.chunks, &snapshot.memory.chunks);
+        assert!(Arc::ptr_eq(&now[0], &then[0]));
+        assert!(!Arc::ptr_eq(&now[1], &then[1]));
+        assert_eq!(then[1].len(), 3);
+        assert_eq!(now[1].capacity(), CHUNK_ROWS * 3);
     }
 
     #[test]
     #[should_panic(expected = "row 1 of 1")]
     fn a_row_past_the_end_panics_like_indexing() {
         let mut rows = Rows::default();
-        rows.push_encoded(&encode(&row(0)));
-        let _ = rows.get(1);
+        rows.push_encoded(&encode(&row(0)), 0);
+        let _ = rows.memory.get(1);
+    }
+
+    /// A file of `n` rows separated by `gap` bytes of filler, and the rows on disk over it.
+    fn disk_rows(n: usize, gap: impl Fn(usize) -> usize) -> (tempfile::NamedTempFile, Rows) {
+        let mut file = tempfile::NamedTempFile::new().expect("temp file");
+        let mut rows = Rows::on_disk(Arc::new(file.reopen().expect("reopen")));
+        let mut at = 0u64;
+        for i in 0..n {
+            let filler = vec![0xAB; gap(i)];
+            file.write_all(&filler).expect("write");
+            at += filler.len() as u64;
+            let bytes = encode(&row(i));
+            file.write_all(&bytes).expect("write");
+            assert_eq!(rows.push_encoded(&bytes, at), row(i).as_slice());
+            at += bytes.len() as u64;
+        }
+        file.flush().expect("flush");
+        (file, rows)
+    }
+
+    #[test]
+    fn rows_on_disk_are_read_back_near_and_far_apart() {
+        // Gaps of a few bytes (read together), of more than MAX_GAP (read apart), and enough
+        // rows close together to pass MAX_READ.
+        let gap = |i: usize| match i % 5 {
+            0 => MAX_GAP as usize + 1,
+            _ => 1 + i % 3,
+        };
+        let (_file, rows) = disk_rows(CHUNK_ROWS * 80, gap);
+        assert!(rows.in_memory().is_none());
+        assert_eq!(rows.len(), CHUNK_ROWS * 80);
+        let wanted: Vec<u32> = (0..rows.len() as u32).filter(|r| r % 3 != 1).collect();
+        let mut seen = Vec::new();
+        rows.visit(&wanted, &mut |r, v| {
+            assert_eq!(v, row(r as usize).as_slice(), "row {r}");
+            seen.push(r);
+        })
+        .expect("read");
+        assert_eq!(seen, wanted);
+        // Out of order and repeated rows are read too, each on its own.
+        let odd = [9, 2, 2, 7_000];
+        let mut seen = Vec::new();
+        rows.visit(&odd, &mut |r, v| {
+            assert_eq!(v, row(r as usize).as_slice());
+            seen.push(r);
+        })
+        .expect("read");
+        assert_eq!(seen, odd);
+    }
+
+    #[test]
+    fn a_snapshot_of_rows_on_disk_does_not_see_later_rows() {
+        let (_file, mut rows) = disk_rows(CHUNK_ROWS + 1, |_| 7);
+        let snapshot = rows.clone();
+        rows.push_encoded(&encode(&row(0)), 7);
+        assert_eq!((snapshot.len(), rows.len()), (CHUNK_ROWS + 1, CHUNK_ROWS + 2));
+        assert_eq!(snapshot.vector(CHUNK_ROWS), row(CHUNK_ROWS));
+    }
+
+    #[test]
+    fn a_log_cut_short_behind_the_rows_is_an_error_not_a_panic() {
+        let (file, rows) = disk_rows(10, |_| 3);
+        file.as_file().set_len(20).expect("truncate");
+        let failed = rows.visit(&[8, 9], &mut |_, _| {}).expect_err("cut short");
+        assert_eq!(failed.kind(), std::io::ErrorKind::UnexpectedEof);
     }
 }

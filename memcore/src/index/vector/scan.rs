@@ -3,6 +3,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::io;
 use std::ops::Range;
 
 use simsimd::SpatialSimilarity;
@@ -109,21 +110,56 @@ impl TopK {
 /// similar to `query`, best first.
 ///
 /// Large ranges are split over a few scoped threads (each with its own top-k, merged after).
+///
+/// # Errors
+///
+/// A failed read of rows kept on disk.
 pub(super) fn scan(
     rows: &Rows,
     query: &[f32],
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
-) -> Vec<(u32, f32)> {
+) -> io::Result<Vec<(u32, f32)>> {
     let range = within(range, rows);
-    top_k(range, k, keep, &|r| dot(query, rows.get(r))).into_sorted()
+    match rows.in_memory() {
+        Some(memory) => Ok(top_k(range, k, keep, &|r| dot(query, memory.get(r))).into_sorted()),
+        None => scan_on_disk(rows, query, range, k, keep),
+    }
+}
+
+/// [`scan`] of rows kept on disk: the rows `keep` lets through, read in order.
+fn scan_on_disk(
+    rows: &Rows,
+    query: &[f32],
+    range: Range<usize>,
+    k: usize,
+    keep: &(dyn Fn(usize) -> bool + Sync),
+) -> io::Result<Vec<(u32, f32)>> {
+    let wanted: Vec<u32> = range.filter(|&r| keep(r)).map(|r| r as u32).collect();
+    Ok(score(rows, query, &wanted, k)?.into_sorted())
+}
+
+/// The `k` rows of `wanted` most similar to `query`, scored exactly; `wanted` in ascending
+/// order reads rows kept on disk fastest.
+///
+/// # Errors
+///
+/// A failed read of rows kept on disk.
+pub(super) fn score(rows: &Rows, query: &[f32], wanted: &[u32], k: usize) -> io::Result<TopK> {
+    let mut top = TopK::new(k);
+    rows.visit(wanted, &mut |row, vector| top.push(row, dot(query, vector)))?;
+    Ok(top)
 }
 
 /// [`scan`] through the sign bits of the rows: the [`shortlist`] rows nearest by Hamming
 /// distance are scored exactly on `rows`, and the `k` best of those returned, best first,
 /// with exact scores. Reads a thirty-second of the bytes [`scan`] reads; a row whose signs
 /// rank it below the short list while its exact score would make the top `k` is missed.
+///
+/// # Errors
+///
+/// A failed read of rows kept on disk.
 pub(super) fn scan_quantized(
     rows: &Rows,
     quantized: &QuantizedRows,
@@ -131,20 +167,15 @@ pub(super) fn scan_quantized(
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
-) -> Vec<(u32, f32)> {
+) -> io::Result<Vec<(u32, f32)>> {
     let range = within(range.start..range.end.min(quantized.len()), rows);
     let codes = QueryCodes::new(query);
     let wanted = shortlist(k, range.len());
     let mut short: Vec<u32> =
         top_k(range, wanted, keep, &|r| quantized.score(&codes, r)).into_rows();
-    // In row order, the reads of the float rows go one way through memory.
+    // In row order, the reads of the float rows go one way through memory (or the file).
     short.sort_unstable();
-    let mut top = TopK::new(k);
-    for row in short {
-        let r = row as usize;
-        top.push(row, dot(query, rows.get(r)));
-    }
-    top.into_sorted()
+    Ok(score(rows, query, &short, k)?.into_sorted())
 }
 
 /// How many rows [`scan_quantized`] scores exactly for a top `k` among `rows`: 2% of them,
@@ -208,9 +239,14 @@ pub(super) fn scan_one(
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
-) -> Vec<(u32, f32)> {
+) -> io::Result<Vec<(u32, f32)>> {
     let range = within(range, rows);
-    top_k_here(range, k, keep, &|r| dot(query, rows.get(r))).into_sorted()
+    match rows.in_memory() {
+        Some(memory) => {
+            Ok(top_k_here(range, k, keep, &|r| dot(query, memory.get(r))).into_sorted())
+        }
+        None => scan_on_disk(rows, query, range, k, keep),
+    }
 }
 
 /// [`top_k`] on the calling thread.

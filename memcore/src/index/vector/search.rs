@@ -12,7 +12,7 @@ use super::{
     DocFilter, FILTER_COST, GRAPH_MAX_LAG, GUARD_RETRY_EF, GUARD_STRIDE, MAX_GRAPH_FAILURES,
     QUANTIZED_ROW_COST, SELECTIVITY_SAMPLES, VectorIndex, scan,
 };
-use crate::{MemoryRef, Result};
+use crate::{Error, MemoryRef, Result};
 
 impl VectorIndex {
     /// The `k` entries most similar to `query` (cosine similarity, best first; ties by key)
@@ -47,16 +47,16 @@ impl VectorIndex {
             if care && !self.options.background {
                 (None, care)
             } else {
-                (Some(self.search_in(&state, &unit, k, filter, allow)), care)
+                (Some(self.search_in(&state, &unit, k, filter, allow)?), care)
             }
         };
         if care {
             self.start_graph();
         }
-        Ok(match found {
-            Some(found) => found,
+        match found {
+            Some(found) => Ok(found),
             None => self.search_in(&self.state.read(), &unit, k, filter, allow),
-        })
+        }
     }
 
     /// Asks for a graph (a search found the index large enough) and starts or mends it.
@@ -137,7 +137,8 @@ impl VectorIndex {
         let State { graph, metas, rows: vectors, .. } = state;
         let Some(graph) = graph else { return };
         if graph.sent() < rows {
-            let ids: Vec<usize> = (graph.sent()..rows).filter(|&r| metas[r].is_some()).collect();
+            let ids: Vec<u32> =
+                (graph.sent()..rows).filter(|&r| metas[r].is_some()).map(|r| r as u32).collect();
             // A snapshot of the rows: shared, not copied, so the lock is released at once.
             graph.insert(ids, vectors.clone(), rows);
         }
@@ -147,6 +148,10 @@ impl VectorIndex {
     }
 
     /// The search proper, on a consistent state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when rows kept on disk cannot be read.
     pub(super) fn search_in(
         &self,
         state: &State,
@@ -154,7 +159,7 @@ impl VectorIndex {
         k: usize,
         filter: &DocFilter,
         allow: Option<&HashSet<MemoryRef>>,
-    ) -> Vec<(MemoryRef, f32)> {
+    ) -> Result<Vec<(MemoryRef, f32)>> {
         let unfiltered = filter.is_empty();
         let keep = |row: usize| {
             state.metas[row].as_ref().is_some_and(|meta| {
@@ -165,19 +170,18 @@ impl VectorIndex {
         let hits = match allow {
             // A small allow-set: score its rows directly.
             Some(allow) if allow.len().saturating_mul(8) <= live => {
-                let mut top = scan::TopK::new(k);
-                for key in allow {
-                    if let Some(&row) = state.by_key.get(key)
-                        && keep(row as usize)
-                    {
-                        top.push(row, scan::dot(query, state.vector(row as usize)));
-                    }
-                }
-                top.into_sorted()
+                let mut rows: Vec<u32> = allow
+                    .iter()
+                    .filter_map(|key| state.by_key.get(key).copied())
+                    .filter(|&row| keep(row as usize))
+                    .collect();
+                rows.sort_unstable();
+                self.score(state, query, &rows, k)?.into_sorted()
             }
-            _ => self
-                .graph_search(state, query, k, &keep, unfiltered && allow.is_none())
-                .unwrap_or_else(|| self.scan(state, query, 0..state.row_count(), k, &keep)),
+            _ => match self.graph_search(state, query, k, &keep, unfiltered && allow.is_none())? {
+                Some(hits) => hits,
+                None => self.scan(state, query, 0..state.row_count(), k, &keep)?,
+            },
         };
         let mut found: Vec<(MemoryRef, f32)> = hits
             .into_iter()
@@ -188,11 +192,15 @@ impl VectorIndex {
             .collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         found.truncate(k);
-        found
+        Ok(found)
     }
 
     /// Searches the graph (over-fetching to make up for removed and filtered rows) plus the
     /// rows it does not cover yet; `None` when the exact scan should be used instead.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when rows kept on disk cannot be read.
     pub(super) fn graph_search(
         &self,
         state: &State,
@@ -200,17 +208,17 @@ impl VectorIndex {
         k: usize,
         keep: &(dyn Fn(usize) -> bool + Sync),
         unfiltered: bool,
-    ) -> Option<Vec<(u32, f32)>> {
-        let graph = state.graph.as_ref()?;
+    ) -> Result<Option<Vec<(u32, f32)>>> {
+        let Some(graph) = state.graph.as_ref() else { return Ok(None) };
         let rows = state.row_count();
-        let indexed = graph.ready()?;
+        let Some(indexed) = graph.ready() else { return Ok(None) };
         // While the graph is far behind (being built, catching up) or busy writing a dump, the
         // scan answers sooner than the graph thread.
         if Some(graph.generation()) != state.generation()
             || indexed + GRAPH_MAX_LAG < rows
             || graph.dumping()
         {
-            return None;
+            return Ok(None);
         }
         let live = state.by_key.len().max(1);
         let pass = if unfiltered { 1.0 } else { selectivity(state, keep) };
@@ -240,11 +248,12 @@ impl VectorIndex {
         let row_cost = if quantized { QUANTIZED_ROW_COST } else { 1.0 };
         let exact_cost = rows as f64 * (pass * row_cost + filter_cost);
         if exact_cost < graph_cost {
-            return None;
+            return Ok(None);
         }
         let dim = self.dimension;
         // The graph thread searches while this one computes the guard.
-        let mut pending = Some(graph.search(query, fetch, ef)?);
+        let Some(first) = graph.search(query, fetch, ef) else { return Ok(None) };
+        let mut pending = Some(first);
         // The guard: exact scores of every `GUARD_STRIDE`-th row the graph covers. A sampled row
         // that beats the graph's k-th result without being among them proves that the graph
         // search missed rows, and when it misses a lot it has settled in the wrong region: this
@@ -268,20 +277,20 @@ impl VectorIndex {
         }
         let guard = guard.into_sorted();
         for _ in 0..4 {
-            let found = match pending.take() {
-                Some(first) => first,
-                None => graph.search(query, fetch, ef)?,
-            }
-            .wait()?;
-            let mut top = scan::TopK::new(k);
-            let mut kept = 0;
-            for &(row, _) in &found.hits {
-                if row < found.indexed && row < rows && keep(row) {
-                    // Rescored here, so graph and exact scan give identical scores.
-                    top.push(row as u32, scan::dot(query, state.vector(row)));
-                    kept += 1;
-                }
-            }
+            let Some(found) = pending.take().or_else(|| graph.search(query, fetch, ef)) else {
+                return Ok(None);
+            };
+            let Some(found) = found.wait() else { return Ok(None) };
+            let mut hits: Vec<u32> = found
+                .hits
+                .iter()
+                .filter(|&&(row, _)| row < found.indexed && row < rows && keep(row))
+                .map(|&(row, _)| row as u32)
+                .collect();
+            let kept = hits.len();
+            hits.sort_unstable();
+            // Rescored here, so graph and exact scan give identical scores.
+            let top = self.score(state, query, &hits, k)?;
             let exhausted = found.hits.len() < fetch;
             if kept < k && !exhausted && fetch < live {
                 fetch = (fetch * 4).min(live.max(k));
@@ -298,7 +307,7 @@ impl VectorIndex {
                 // sign-bit scan takes about a third of the time of a search at ef 512).
                 let wider = (ef * 8).max(GUARD_RETRY_EF);
                 if ef >= GUARD_RETRY_EF || visits(wider) > exact_cost {
-                    return None;
+                    return Ok(None);
                 }
                 ef = wider;
                 continue;
@@ -308,13 +317,13 @@ impl VectorIndex {
                 top.push(row, score);
             }
             if found.indexed < rows {
-                for (row, score) in self.scan(state, query, found.indexed..rows, k, keep) {
+                for (row, score) in self.scan(state, query, found.indexed..rows, k, keep)? {
                     top.push(row, score);
                 }
             }
-            return Some(top.into_sorted());
+            return Ok(Some(top.into_sorted()));
         }
-        None
+        Ok(None)
     }
 
     /// The scan of `range`: through the sign bits when the range is large.
@@ -325,12 +334,23 @@ impl VectorIndex {
         range: Range<usize>,
         k: usize,
         keep: &(dyn Fn(usize) -> bool + Sync),
-    ) -> Vec<(u32, f32)> {
+    ) -> Result<Vec<(u32, f32)>> {
         if range.len() >= self.options.quantized_scan_min_rows {
             scan::scan_quantized(&state.rows, &state.quantized, query, range, k, keep)
         } else {
             scan::scan(&state.rows, query, range, k, keep)
         }
+        .map_err(|e| self.read_failed(e))
+    }
+
+    /// [`scan::score`], its failure an [`Error::Io`] naming the log.
+    fn score(&self, state: &State, query: &[f32], rows: &[u32], k: usize) -> Result<scan::TopK> {
+        scan::score(&state.rows, query, rows, k).map_err(|e| self.read_failed(e))
+    }
+
+    /// The error of a failed read of rows kept in the log.
+    fn read_failed(&self, e: std::io::Error) -> Error {
+        Error::io(format!("reading vectors from the vector index {}", self.path.display()), e)
     }
 
     /// Waits until the graph (if one runs) covers every row read so far; for tests and

@@ -33,7 +33,8 @@ pub(super) struct State {
     pub(super) unread: Option<LogPos>,
     /// The log read, `None` when there is no log file (yet, or any more).
     pub(super) log: Option<LogPos>,
-    /// Every row's vector, including removed rows (until compaction).
+    /// Every row's vector, including removed rows (until compaction): in memory, or read
+    /// from the log when it was large when loaded.
     pub(super) rows: Rows,
     /// The same rows as sign bits, for large scans.
     pub(super) quantized: QuantizedRows,
@@ -59,9 +60,10 @@ pub(super) struct State {
 
 impl State {
     /// An empty state with room for about `rows` rows of `dim` components (loading a log of
-    /// known size).
-    pub(super) fn with_capacity(rows: usize, dim: usize) -> Self {
+    /// known size), keeping the vectors in `vectors` (in memory, or in the log).
+    pub(super) fn with_capacity(rows: usize, dim: usize, vectors: Rows) -> Self {
         Self {
+            rows: vectors,
             metas: Vec::with_capacity(rows),
             by_key: HashMap::with_capacity_and_hasher(rows, foldhash::fast::RandomState::default()),
             quantized: QuantizedRows::with_capacity(rows, dim),
@@ -80,17 +82,12 @@ impl State {
         self.log.map(|pos| pos.generation)
     }
 
-    /// The vector of `row`.
-    pub(super) fn vector(&self, row: usize) -> &[f32] {
-        self.rows.get(row)
-    }
-
     /// Applies one log entry (replay and fresh writes go through here alike).
     pub(super) fn apply(&mut self, entry: Entry<'_>) {
         match entry {
-            Entry::Add { meta, vector } => {
+            Entry::Add { meta, vector, at } => {
                 let row = self.metas.len() as u32;
-                let floats = self.rows.push_encoded(vector);
+                let floats = self.rows.push_encoded(vector, at);
                 self.quantized.push(floats);
                 if (row as usize).is_multiple_of(GUARD_STRIDE) {
                     self.guard.extend_from_slice(floats);

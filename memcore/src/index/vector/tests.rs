@@ -65,18 +65,26 @@ fn axis(axis: usize, tilt: f32) -> Vec<f32> {
     v
 }
 
-/// Options that keep everything synchronous and the graph out of the way.
+/// Options that keep everything synchronous and the graph out of the way. Rows are read from
+/// the log however small it is (the default keeps small logs in memory, which every other
+/// test of the crate exercises).
 fn exact_options() -> VectorOptions {
-    VectorOptions { hnsw_threshold: usize::MAX, background: false, ..VectorOptions::default() }
+    VectorOptions {
+        hnsw_threshold: usize::MAX,
+        background: false,
+        rows_on_disk_min_rows: 0,
+        ..VectorOptions::default()
+    }
 }
 
 /// Options that force the graph from `threshold` live rows, synchronously, used by every
-/// search however small the index.
+/// search however small the index; rows read from the log.
 fn graph_options(threshold: usize) -> VectorOptions {
     VectorOptions {
         hnsw_threshold: threshold,
         background: false,
         graph_visit_cost: 0.0,
+        rows_on_disk_min_rows: 0,
         ..VectorOptions::default()
     }
 }
@@ -479,7 +487,11 @@ fn the_level_stamp_survives_compaction_but_not_a_clear_or_its_removal() {
 /// Opens an index of the reference vectors (plus `extra` copies with other keys), with a graph
 /// from `threshold` rows.
 fn reference_index(dir: &Path, threshold: usize, persist: bool) -> VectorIndex {
-    let options = VectorOptions { persist_graph: persist, ..graph_options(threshold) };
+    reference_index_with(dir, VectorOptions { persist_graph: persist, ..graph_options(threshold) })
+}
+
+/// [`reference_index`] with `options`.
+fn reference_index_with(dir: &Path, options: VectorOptions) -> VectorIndex {
     let index = VectorIndex::open_with(dir, 384, "all-MiniLM-L6-v2-int8", options).expect("open");
     let items: Vec<_> = reference()
         .into_iter()
@@ -565,8 +577,10 @@ fn hnsw_agrees_with_exact_on_real_vectors() {
         let state = graph.state.read();
         assert!(state.graph.as_ref().and_then(GraphHandle::ready).is_some());
         let keep = |row: usize| state.metas[row].is_some();
-        let hits =
-            graph.graph_search(&state, &queries[1], 5, &keep, true).expect("the graph answers");
+        let hits = graph
+            .graph_search(&state, &queries[1], 5, &keep, true)
+            .expect("read")
+            .expect("the graph answers");
         assert_eq!(hits.len(), 5);
     }
 
@@ -649,7 +663,7 @@ fn background_graph_starts_at_the_second_search() {
         state
             .by_key
             .iter()
-            .map(|(key, &r)| (meta(&key.to_string(), &[]), state.vector(r as usize).to_vec()))
+            .map(|(key, &r)| (meta(&key.to_string(), &[]), state.rows.vector(r as usize)))
             .collect()
     };
     index.upsert(&items).expect("upsert");
@@ -709,7 +723,13 @@ fn graph_follows_other_processes_and_compaction() {
 #[test]
 fn the_guard_catches_rows_the_graph_search_missed() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let index = reference_index(dir.path(), 8, false);
+    // Rows in memory: the test adds rows to the state that are not in the log.
+    let options = VectorOptions {
+        persist_graph: false,
+        rows_on_disk_min_rows: usize::MAX,
+        ..graph_options(8)
+    };
+    let index = reference_index_with(dir.path(), options);
     let queries: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
     let _ = search(&index, &queries[0], 3);
     assert_eq!(index.wait_for_graph(), Some(30));
@@ -724,7 +744,7 @@ fn the_guard_catches_rows_the_graph_search_missed() {
             let negated: Vec<f32> =
                 source.iter().map(|x| if row == 64 { *x } else { -x }).collect();
             let bytes: Vec<u8> = negated.iter().flat_map(|x| x.to_le_bytes()).collect();
-            state.apply(log::Entry::Add { meta, vector: &bytes });
+            state.apply(log::Entry::Add { meta, vector: &bytes, at: 0 });
         }
         let rows = state.row_count();
         let graph = state.graph.as_mut().expect("graph");
@@ -735,7 +755,7 @@ fn the_guard_catches_rows_the_graph_search_missed() {
     {
         let state = index.state.read();
         assert_eq!(state.guard.len(), 3 * 384, "rows 0, 32 and 64 are in the guard sample");
-        assert_eq!(&state.guard[2 * 384..], state.vector(64));
+        assert_eq!(state.guard[2 * 384..], state.rows.vector(64));
     }
     let found = search(&index, &queries[5], 2);
     assert_eq!(keys(&found)[0], "late/r64", "found by the scan after the guard fired: {found:?}");
@@ -822,7 +842,7 @@ fn the_sign_bit_scan_returns_the_float_scans_neighbours_with_exact_scores() {
                 let exact = truth.iter().find(|(k, _)| k == key).map(|(_, s)| *s);
                 let state = writer.state.read();
                 let row = state.by_key[key] as usize;
-                assert_eq!(*score, scan::dot(&query, state.vector(row)), "exact score");
+                assert_eq!(*score, scan::dot(&query, &state.rows.vector(row)), "exact score");
                 let name = key.to_string();
                 assert!(filter.collections.is_empty() || name.starts_with("c2/"), "{name}");
                 assert!(name != "c0/r0" && name != "c1/r1", "{name} was removed");
@@ -835,4 +855,52 @@ fn the_sign_bit_scan_returns_the_float_scans_neighbours_with_exact_scores() {
     // Mixtures of 30 sentences: far more clustered than real memories, so a hard case for
     // sign bits (the 97k bench passages need a shorter list for recall 1.0).
     assert!(recall >= 0.99, "recall@10 of the sign-bit scan against the float scan: {recall}");
+}
+
+#[test]
+fn rows_read_from_the_log_score_exactly_as_rows_in_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = |rows_on_disk_min_rows| {
+        let options = VectorOptions { rows_on_disk_min_rows, ..compacting_options() };
+        VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", options).expect("open")
+    };
+    let vectors: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let items = |from: usize, tag: &str| -> Vec<(DocMeta, Vec<f32>)> {
+        (from..vectors.len())
+            .map(|i| (meta(&format!("c/{i:02}"), &[tag]), vectors[i].clone()))
+            .collect()
+    };
+    let writer = open(usize::MAX);
+    writer.upsert(&items(0, "first")).expect("upsert");
+    // Two processes that load the log: one keeps its rows in memory, one reads them from it.
+    let (memory, disk) = (open(usize::MAX), open(1));
+    memory.load().expect("load");
+    disk.load().expect("load");
+    assert!(memory.state.read().rows.in_memory().is_some());
+    assert!(disk.state.read().rows.in_memory().is_none());
+    let same = |when: &str| {
+        for (i, q) in vectors.iter().enumerate() {
+            let scan = search(&memory, q, 5);
+            assert_eq!(scan, search(&disk, q, 5), "{when}: query {i}");
+            assert_eq!(scan[0].0.to_string(), format!("c/{i:02}"), "{when}: query {i}");
+            let allow: HashSet<MemoryRef> =
+                scan.iter().skip(1).map(|(key, _)| key.clone()).collect();
+            let allowed =
+                |index: &VectorIndex| index.search(q, 2, &DocFilter::default(), Some(&allow));
+            assert_eq!(allowed(&memory).expect("search"), allowed(&disk).expect("search"));
+        }
+    };
+    same("loaded");
+    // Rows the writer appends (read as a tail) and rows the reader writes itself.
+    writer.upsert(&items(20, "second")).expect("replace");
+    disk.upsert(&items(28, "third")).expect("replace");
+    memory.refresh().expect("refresh");
+    disk.refresh().expect("refresh");
+    assert_eq!(disk.state.read().row_count(), 42, "not compacted yet");
+    same("appended");
+    // Enough replacements for the process that reads from the log to compact it.
+    disk.upsert(&items(0, "fourth")).expect("replace");
+    assert_eq!(disk.state.read().row_count(), 30, "compacted from the rows on disk");
+    memory.refresh().expect("refresh");
+    same("compacted");
 }
