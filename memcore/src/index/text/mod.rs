@@ -206,8 +206,14 @@ impl TextIndex {
     /// for the batch to end.
     pub(crate) fn batch(&self) -> Result<TextBatch<'_>> {
         let writing = self.writing.lock();
-        let writer = guarded(&self.dir, || self.writer())?;
-        Ok(TextBatch { index: self, _writing: writing, writer })
+        let (writer, committed) = guarded(&self.dir, || {
+            let writer = self.writer()?;
+            // The writer's lock keeps other processes from committing: a reader level with the
+            // index now sees every document this batch could replace.
+            let committed = self.refresh_unguarded().ok().map(|()| self.reader.searcher());
+            Ok((writer, committed))
+        })?;
+        Ok(TextBatch { index: self, _writing: writing, writer, committed, added: HashSet::new() })
     }
 
     /// Reloads the reader if the index changed on disk (another process committed); cheap

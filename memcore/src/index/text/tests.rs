@@ -459,6 +459,45 @@ fn two_handles_share_one_directory() {
     assert_eq!(two.all_keys().expect("keys"), one.all_keys().expect("keys"));
 }
 
+/// An upsert replaces a document another handle committed after this one last read the
+/// index, and two upserts of one new key in a batch leave one document: upserts of keys the
+/// index lacks skip the delete, so this is what that must not get wrong.
+#[test]
+fn upserts_replace_what_another_handle_committed_and_new_keys_are_added_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("text");
+    let one = TextIndex::open(&path).expect("open one");
+    let two = TextIndex::open(&path).expect("open two");
+    // `two` has read the empty index; `one` then commits the key.
+    assert_eq!(two.live_count(), 0);
+    let first = doc("Shared key", "the earlier wording", &[], None);
+    one.apply(std::slice::from_ref(&first), &[]).expect("apply one");
+    let mut second = doc("Shared key", "the later wording", &[], None);
+    second.meta.key = first.meta.key.clone();
+    two.apply(std::slice::from_ref(&second), &[]).expect("apply two");
+    assert_eq!(two.live_count(), 1, "replaced, not added beside it");
+    assert_eq!(keys(&two, "later", &DocFilter::default()), [first.meta.key.clone()]);
+    assert!(keys(&two, "earlier", &DocFilter::default()).is_empty());
+
+    // One new key twice in one batch, and again in the next: one document, the last.
+    let mut versions: Vec<IndexDoc> = ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|word| doc("Twice", &format!("version {word}"), &[], None))
+        .collect();
+    for version in &mut versions {
+        version.meta.key = key("general/twice");
+    }
+    two.apply(&versions[..2], &[]).expect("apply twice");
+    assert_eq!(two.live_count(), 2);
+    assert_eq!(keys(&two, "beta", &DocFilter::default()), [key("general/twice")]);
+    assert!(keys(&two, "alpha", &DocFilter::default()).is_empty());
+    two.apply(&versions[2..], &[]).expect("apply again");
+    one.refresh().expect("refresh");
+    assert_eq!(one.live_count(), 2);
+    assert_eq!(keys(&one, "gamma", &DocFilter::default()), [key("general/twice")]);
+    assert!(keys(&one, "beta", &DocFilter::default()).is_empty());
+}
+
 /// With `MEMCORE_TEXT_CHILD=<dir>:<name>`, writes ten documents to the index in `<dir>`,
 /// one commit each (the other half of `processes_share_one_directory`); otherwise nothing.
 #[test]

@@ -2,6 +2,7 @@
 //! ([`TextBatch`]), opened on a fresh `Index` with backoff while another process holds
 //! tantivy's writer lock, and the file locks that keep creating and wiping an index safe.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use parking_lot::MutexGuard;
 use tantivy::directory::error::LockError;
 use tantivy::indexer::{IndexWriterOptions, LogMergePolicy};
-use tantivy::{Index, IndexWriter, TantivyError, Term};
+use tantivy::{Index, IndexWriter, Searcher, TantivyError, Term};
 
 use super::TextIndex;
 use super::errors::{damaged, failed, guarded};
@@ -106,6 +107,12 @@ pub(crate) struct TextBatch<'a> {
     pub(super) index: &'a TextIndex,
     pub(super) _writing: MutexGuard<'a, ()>,
     pub(super) writer: IndexWriter,
+    /// The committed documents when the batch began, if the reader could be brought level
+    /// with them: an upsert of a key they lack (and this batch has not added) needs no
+    /// delete. Without one every upsert deletes.
+    pub(super) committed: Option<Searcher>,
+    /// Keys this batch has added.
+    pub(super) added: HashSet<String>,
 }
 
 impl TextBatch<'_> {
@@ -136,17 +143,31 @@ impl TextBatch<'_> {
     /// delete removes the document with that key (absent keys are ignored). Deletes go first,
     /// so a key in both lists ends up upserted; of two upserts with one key the last wins,
     /// also across calls.
+    ///
+    /// An upsert of a key the index does not hold adds without deleting: a delete makes the
+    /// commit open every segment to look for the key (about 1.5 ms of a single put at 100k
+    /// memories, more as segments accumulate).
     pub(crate) fn apply(&mut self, upserts: &[IndexDoc], deletes: &[MemoryRef]) -> Result<()> {
-        let (writer, fields) = (&self.writer, &self.index.fields);
-        guarded(&self.index.dir, || {
+        let Self { index, writer, committed, added, .. } = self;
+        let fields = &index.fields;
+        guarded(&index.dir, || {
             for key in deletes {
                 writer.delete_term(Term::from_field_text(fields.key, &key.to_string()));
             }
             for doc in upserts {
-                writer.delete_term(Term::from_field_text(fields.key, &doc.meta.key.to_string()));
+                let key = doc.meta.key.to_string();
+                let term = Term::from_field_text(fields.key, &key);
+                let held = committed.as_ref().is_none_or(|committed| {
+                    // (A failed lookup counts as held: the delete is always safe.)
+                    committed.doc_freq(&term).is_ok_and(|n| n > 0)
+                });
+                if held || added.contains(&key) {
+                    writer.delete_term(term);
+                }
                 writer
                     .add_document(to_document(doc, fields))
                     .map_err(|e| failed("updating the full-text index", e))?;
+                added.insert(key);
             }
             Ok(())
         })
