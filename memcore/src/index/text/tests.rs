@@ -476,7 +476,7 @@ fn upserts_replace_what_another_handle_committed_and_new_keys_are_added_once() {
     second.meta.key = first.meta.key.clone();
     two.apply(std::slice::from_ref(&second), &[]).expect("apply two");
     assert_eq!(two.live_count(), 1, "replaced, not added beside it");
-    assert_eq!(keys(&two, "later", &DocFilter::default()), [first.meta.key.clone()]);
+    assert_eq!(keys(&two, "later", &DocFilter::default()), std::slice::from_ref(&first.meta.key));
     assert!(keys(&two, "earlier", &DocFilter::default()).is_empty());
 
     // One new key twice in one batch, and again in the next: one document, the last.
