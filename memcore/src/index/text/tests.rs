@@ -408,13 +408,20 @@ fn other_schema_is_an_index_error() {
     assert!(err.to_string().contains("another schema"), "{err}");
 }
 
-/// Two handles on one directory, as two processes would: both write, both see.
-#[test]
-fn two_handles_share_one_directory() {
+/// Two handles on one new index, as two processes would have (keep the directory alive).
+fn two_handles() -> (tempfile::TempDir, TextIndex, TextIndex) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("text");
     let one = TextIndex::open(&path).expect("open one");
     let two = TextIndex::open(&path).expect("open two");
+    (dir, one, two)
+}
+
+/// Two handles on one directory, as two processes would: both write, both see.
+#[test]
+fn two_handles_share_one_directory() {
+    let (dir, one, two) = two_handles();
+    let path = dir.path().join("text");
     let a = doc("From one", "written by the first process", &[], None);
     let b = doc("From two", "written by the second process", &[], None);
     one.apply(std::slice::from_ref(&a), &[]).expect("apply one");
@@ -464,10 +471,7 @@ fn two_handles_share_one_directory() {
 /// index lacks skip the delete, so this is what that must not get wrong.
 #[test]
 fn upserts_replace_what_another_handle_committed_and_new_keys_are_added_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("text");
-    let one = TextIndex::open(&path).expect("open one");
-    let two = TextIndex::open(&path).expect("open two");
+    let (_dir, one, two) = two_handles();
     // `two` has read the empty index; `one` then commits the key.
     assert_eq!(two.live_count(), 0);
     let first = doc("Shared key", "the earlier wording", &[], None);

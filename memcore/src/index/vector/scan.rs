@@ -109,7 +109,8 @@ impl TopK {
 /// Scans `range` of `rows`, keeping rows for which `keep` holds, and returns the `k` most
 /// similar to `query`, best first.
 ///
-/// Large ranges are split over a few scoped threads (each with its own top-k, merged after).
+/// Large ranges of rows in memory are split over a few scoped threads (each with its own
+/// top-k, merged after); rows kept on disk are read in order.
 ///
 /// # Errors
 ///
@@ -121,23 +122,39 @@ pub(super) fn scan(
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
 ) -> io::Result<Vec<(u32, f32)>> {
-    let range = within(range, rows);
-    match rows.in_memory() {
-        Some(memory) => Ok(top_k(range, k, keep, &|r| dot(query, memory.get(r))).into_sorted()),
-        None => scan_on_disk(rows, query, range, k, keep),
-    }
+    scan_on(rows, query, within(range, rows), k, keep, Threads::Several)
 }
 
-/// [`scan`] of rows kept on disk: the rows `keep` lets through, read in order.
-fn scan_on_disk(
+/// Whether a scan of rows in memory may split over threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Threads {
+    /// Large ranges are split (see [`top_k`]).
+    Several,
+    /// The calling thread only (for measurements).
+    #[cfg(test)]
+    One,
+}
+
+/// [`scan`] of `range` (within `rows`) on `threads`.
+fn scan_on(
     rows: &Rows,
     query: &[f32],
     range: Range<usize>,
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
+    threads: Threads,
 ) -> io::Result<Vec<(u32, f32)>> {
-    let wanted: Vec<u32> = range.filter(|&r| keep(r)).map(|r| r as u32).collect();
-    Ok(score(rows, query, &wanted, k)?.into_sorted())
+    let Some(memory) = rows.in_memory() else {
+        let wanted: Vec<u32> = range.filter(|&r| keep(r)).map(|r| r as u32).collect();
+        return Ok(score(rows, query, &wanted, k)?.into_sorted());
+    };
+    let score = |r| dot(query, memory.get(r));
+    Ok(match threads {
+        Threads::Several => top_k(range, k, keep, &score),
+        #[cfg(test)]
+        Threads::One => top_k_here(range, k, keep, &score),
+    }
+    .into_sorted())
 }
 
 /// The `k` rows of `wanted` most similar to `query`, scored exactly; `wanted` in ascending
@@ -240,13 +257,7 @@ pub(super) fn scan_one(
     k: usize,
     keep: &(dyn Fn(usize) -> bool + Sync),
 ) -> io::Result<Vec<(u32, f32)>> {
-    let range = within(range, rows);
-    match rows.in_memory() {
-        Some(memory) => {
-            Ok(top_k_here(range, k, keep, &|r| dot(query, memory.get(r))).into_sorted())
-        }
-        None => scan_on_disk(rows, query, range, k, keep),
-    }
+    scan_on(rows, query, within(range, rows), k, keep, Threads::One)
 }
 
 /// [`top_k`] on the calling thread.
