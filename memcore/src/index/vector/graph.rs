@@ -167,6 +167,9 @@ struct Shared {
     dumping: AtomicBool,
     /// Why the thread failed, or the last dump error.
     note: Mutex<Option<String>>,
+    /// The graph was ready once: a later failure (reading the log, writing a dump) is not
+    /// the loaded dump's.
+    served: AtomicBool,
 }
 
 /// A search the graph thread is running; [`PendingSearch::wait`] gets its answer.
@@ -239,6 +242,7 @@ impl GraphHandle {
             indexed: AtomicUsize::new(0),
             dumping: AtomicBool::new(false),
             note: Mutex::new(None),
+            served: AtomicBool::new(false),
         });
         let (sent, loaded_from) = match &source {
             Source::Build => (0, None),
@@ -268,6 +272,13 @@ impl GraphHandle {
     /// The dump this graph was loaded from, if any.
     pub(super) fn loaded_from(&self) -> Option<&str> {
         self.loaded_from.as_deref()
+    }
+
+    /// The dump this graph failed to load, if it failed while loading one (not once it had
+    /// served: then the log or the disk failed, not the dump).
+    pub(super) fn failed_dump(&self) -> Option<&str> {
+        let loading = !self.shared.served.load(Ordering::Acquire);
+        self.loaded_from().filter(|_| loading && self.failed().is_some())
     }
 
     /// Sends rows `ids` (ascending, all at or past [`GraphHandle::sent`]) with a snapshot of
@@ -373,6 +384,7 @@ fn run(
         }
     };
     shared.indexed.store(indexed, Ordering::Release);
+    shared.served.store(true, Ordering::Release);
     shared.phase.store(READY, Ordering::Release);
     // Inserts run on threads of their own at the lowest priority: a graph builds for minutes
     // after a large ingest, and searches (which scan meanwhile) must not wait for it.
@@ -435,13 +447,15 @@ fn serve(
         match backlog.pop_front() {
             Some(Job::Insert { ids, rows, upto, done }) => {
                 let end = (done + INSERT_CHUNK).min(ids.len());
-                let mut vectors = Vec::with_capacity(end - done);
-                rows.visit(&ids[done..end], &mut |id, vector| {
-                    vectors.push((vector.to_vec(), id as usize));
-                })
-                .map_err(|e| format!("cannot read the vectors to insert: {e}"))?;
-                let batch: Vec<(&[f32], usize)> =
-                    vectors.iter().map(|(vector, id)| (vector.as_slice(), *id)).collect();
+                let chunk = &ids[done..end];
+                let mut vectors = Vec::with_capacity(chunk.len() * config.dimension);
+                rows.visit(chunk, &mut |_, vector| vectors.extend_from_slice(vector))
+                    .map_err(|e| format!("cannot read the vectors to insert: {e}"))?;
+                let batch: Vec<(&[f32], usize)> = vectors
+                    .chunks_exact(config.dimension)
+                    .zip(chunk)
+                    .map(|(vector, &id)| (vector, id as usize))
+                    .collect();
                 if batch.len() > 8 {
                     inserters.install(|| hnsw.parallel_insert_slice(&batch));
                 } else {

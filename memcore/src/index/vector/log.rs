@@ -141,14 +141,37 @@ pub(super) enum Entry<'a> {
         meta: DocMeta,
         /// The vector, as `dimension` little-endian f32.
         vector: &'a [u8],
-        /// Where the vector starts in the log file.
-        at: u64,
+        /// Where the whole record is in the log file.
+        record: Span,
     },
     /// Remove `key`.
     Remove {
         /// The key.
         key: &'a str,
     },
+}
+
+/// Where a record is in the log file: its first byte and its length, head included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Span {
+    /// Offset of its first byte.
+    pub(super) at: u64,
+    /// Its length in bytes.
+    pub(super) len: u64,
+}
+
+/// The vector of `record`, the bytes of an add record read back from the log (head
+/// included), if they are still intact: the length, hash, tag and vector length checked as
+/// when the log was first read. `None` for anything else.
+pub(super) fn intact_add_vector(record: &[u8], dimension: usize) -> Option<&[u8]> {
+    let head = record.get(..RECORD_HEAD)?;
+    let payload = &record[RECORD_HEAD..];
+    let len = u32_at(head, 0) as usize;
+    if len != payload.len() || len < 5 || hash64(payload, len as u64) != u64_at(head, 4) {
+        return None;
+    }
+    let meta_len = u32_at(payload, 1) as usize;
+    (payload[0] == TAG_ADD && 5 + meta_len + dimension * 4 == len).then(|| &payload[5 + meta_len..])
 }
 
 /// Appends an add record for `meta` and `vector` to `buf`.
@@ -262,8 +285,8 @@ pub(super) fn read_records(
                 }
                 let meta: DocMeta = serde_json::from_slice(&payload[5..5 + meta_len])
                     .map_err(|e| undecodable(&format!("bad metadata ({e})")))?;
-                let at = pos + (RECORD_HEAD + 5 + meta_len) as u64;
-                apply(Entry::Add { meta, vector: &payload[5 + meta_len..], at });
+                let record = Span { at: pos, len: (RECORD_HEAD + len) as u64 };
+                apply(Entry::Add { meta, vector: &payload[5 + meta_len..], record });
             }
             TAG_REMOVE => {
                 let key = std::str::from_utf8(&payload[1..])

@@ -13,8 +13,9 @@
 //! - **Exact search** (`scan`): rows live in chunks of 1,024 (`rows`), which the graph thread
 //!   shares instead of copying; a search is a vectorised dot product per row and a bounded
 //!   heap, split over a few threads when large. A process that loads a log of
-//!   [`VectorOptions::rows_on_disk_min_rows`] or more keeps only where each vector is in the
-//!   file and reads the ones it scores (a query process at 100k rows holds 140 MB less).
+//!   [`VectorOptions::rows_on_disk_min_rows`] or more keeps only where each row's record is
+//!   in the file and reads (and checks again) the ones it scores, in order on the calling
+//!   thread (a query process at 100k rows holds 140 MB less).
 //!   From [`VectorOptions::quantized_scan_min_rows`] rows it reads the rows' sign bits
 //!   instead (`quantized`, a thirty-second of the bytes: the scan is bound by memory
 //!   bandwidth) and scores the short list nearest in Hamming distance exactly, so results keep
@@ -141,10 +142,12 @@ pub(crate) struct VectorOptions {
     pub(crate) quantized_scan_min_rows: usize,
     /// Rows (estimated from the log's length) from which a process that loads the log keeps
     /// the vectors in the file and reads those a search scores, instead of holding them all
-    /// in memory (0: always, for tests). The default is the graph's threshold: below it every
-    /// search scans, and reading the scan's short list costs about 1 µs a row more from the
-    /// file than from memory; above it a warm process searches the graph, which holds its own
-    /// copy, and rescores only its candidates.
+    /// in memory (0: always, for tests). The default keeps logs that may hold fewer live rows
+    /// than the graph's threshold (20k) in memory: there every search scans, and reading the
+    /// scan's short list costs about 1 µs a row more from the file than from memory. Above it
+    /// a warm process searches the graph, which holds its own copy, and rescores only its
+    /// candidates. 32k rows, because the estimate counts removed rows too (up to 30% before
+    /// a compaction) and guesses the metadata's size.
     pub(crate) rows_on_disk_min_rows: usize,
 }
 
@@ -162,7 +165,7 @@ impl Default for VectorOptions {
             background: true,
             persist_graph: true,
             quantized_scan_min_rows: 4096,
-            rows_on_disk_min_rows: 20_000,
+            rows_on_disk_min_rows: 32_000,
         }
     }
 }

@@ -210,28 +210,34 @@ impl VectorIndex {
         let header = self.header();
         let live: Vec<u32> =
             (0..state.row_count() as u32).filter(|&r| state.metas[r as usize].is_some()).collect();
-        let mut encode_failure = None;
+        // Encoding and reading fail with our errors, which `replace` would report as a
+        // failed write: kept here and returned instead.
+        let mut failure = None;
         log::replace(&self.dir, &self.path, &header, |out| {
             let mut buf = Vec::with_capacity(64 * 1024);
             let mut written = Ok(());
-            // (A failed read of the old log fails the write of the new one.)
-            state.rows.visit(&live, &mut |row, vector| {
-                let Some(meta) = &state.metas[row as usize] else { return };
-                if written.is_err() {
+            let read = state.rows.visit(&live, &mut |row, vector| {
+                if written.is_err() || failure.is_some() {
                     return;
                 }
+                let Some(meta) = &state.metas[row as usize] else { return };
                 if let Err(e) = log::encode_add(&mut buf, meta, vector) {
-                    encode_failure = Some(e);
-                    written = Err(std::io::Error::other("encoding failed"));
+                    failure = Some(e);
                 } else if buf.len() >= 1 << 20 {
                     written = out.write_all(&buf);
                     buf.clear();
                 }
-            })?;
+            });
+            if let Err(e) = read {
+                failure = Some(self.read_failed(e));
+            }
+            if failure.is_some() {
+                return Err(std::io::Error::other("compaction stopped"));
+            }
             written?;
             out.write_all(&buf)
         })
-        .map_err(|e| encode_failure.take().unwrap_or(e))?;
+        .map_err(|e| failure.take().unwrap_or(e))?;
         graph::discard_dump(&self.graph_dir);
         state.graph = None;
         self.reload(state)?;

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::mpsc;
 
-use super::log::{self, Entry};
+use super::log::{self, Entry, Span};
 use super::state::State;
 use crate::Result;
 use crate::index::DocMeta;
@@ -22,9 +22,9 @@ const BATCH: usize = 512;
 
 /// A record read, owned.
 enum Owned {
-    /// An add, and where its vector is in the log; the vector is the next one in
+    /// An add, and where its record is in the log; the vector is the next one in
     /// [`Batch::vectors`].
-    Add(DocMeta, u64),
+    Add(DocMeta, Span),
     /// A removal of this key.
     Remove(String),
 }
@@ -42,9 +42,9 @@ impl Batch {
     /// Takes `entry`, copying what it borrows.
     fn push(&mut self, entry: Entry<'_>) {
         match entry {
-            Entry::Add { meta, vector, at } => {
+            Entry::Add { meta, vector, record } => {
                 self.vectors.extend_from_slice(vector);
-                self.entries.push(Owned::Add(meta, at));
+                self.entries.push(Owned::Add(meta, record));
             }
             Entry::Remove { key } => self.entries.push(Owned::Remove(key.to_owned())),
         }
@@ -55,10 +55,10 @@ impl Batch {
         let mut vectors = self.vectors.chunks_exact(vector_len);
         for entry in self.entries.drain(..) {
             match entry {
-                Owned::Add(meta, at) => {
+                Owned::Add(meta, record) => {
                     // Every add pushed its vector, of this length (read_records checks it).
                     if let Some(vector) = vectors.next() {
-                        state.apply(Entry::Add { meta, vector, at });
+                        state.apply(Entry::Add { meta, vector, record });
                     }
                 }
                 Owned::Remove(key) => state.apply(Entry::Remove { key: &key }),

@@ -12,9 +12,11 @@
 //!
 //! Why rows on disk: the floats are most of a query process's memory (150 MB at 100k MiniLM
 //! rows), yet a search scores only a few of them exactly: the sign-bit scan a short list of 2%,
-//! the graph its candidates. So a process that loads a large log keeps only where each
-//! vector starts in the file (8 bytes a row) and reads the vectors it scores with `pread`,
-//! neighbours in the file in one read. The page cache keeps them warm, shared by every process
+//! the graph its candidates. So a process that loads a large log keeps only where each row's
+//! record is in the file (16 bytes a row) and reads the records it scores with `pread`,
+//! neighbours in the file in one read, checking each record's hash again as when the log was
+//! loaded: bytes damaged since are an error, never scores of garbage nor a compaction that
+//! copies them into a new log. The page cache keeps them warm, shared by every process
 //! and dropped under memory pressure. Not a memory map: on this machine's kernel a handful of
 //! scattered reads of a mapped log made the whole file resident in the process (the page cache
 //! maps large folios), which is what this avoids. The offsets stay valid for the life of the
@@ -25,7 +27,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
-use super::log;
+use super::log::{self, Span};
 
 /// Rows per chunk (a power of two: finding a row is a shift and a mask).
 pub(super) const CHUNK_ROWS: usize = 1024;
@@ -92,15 +94,23 @@ impl<T: Copy> Chunks<T> {
     }
 }
 
-/// Where the vectors of rows kept on disk are.
+/// Where the records of rows kept on disk are.
 #[derive(Debug, Clone)]
 struct OnDisk {
     /// The log, open for reading.
     file: Arc<File>,
-    /// The offset of each row's vector in it.
-    offsets: Chunks<u64>,
+    /// Each row's record: offset and length.
+    records: Chunks<u64>,
     /// The last row pushed, decoded (what [`Rows::push_encoded`] returns).
     last: Vec<f32>,
+}
+
+impl OnDisk {
+    /// Where the record of `row` is.
+    fn record(&self, row: u32) -> Span {
+        let record = self.records.get(row as usize);
+        Span { at: record[0], len: record[1] }
+    }
 }
 
 /// Row-major float vectors of one dimension, in memory or in the log.
@@ -120,7 +130,7 @@ impl Rows {
     /// Rows kept in the log `file`: [`Rows::push_encoded`] records where each vector is in it.
     pub(super) fn on_disk(file: Arc<File>) -> Self {
         Self {
-            disk: Some(OnDisk { file, offsets: Chunks::default(), last: Vec::new() }),
+            disk: Some(OnDisk { file, records: Chunks::default(), last: Vec::new() }),
             ..Self::default()
         }
     }
@@ -128,7 +138,7 @@ impl Rows {
     /// Number of rows.
     pub(super) fn len(&self) -> usize {
         match &self.disk {
-            Some(disk) => disk.offsets.len,
+            Some(disk) => disk.records.len,
             None => self.memory.len,
         }
     }
@@ -138,9 +148,9 @@ impl Rows {
         self.disk.is_none().then_some(&self.memory)
     }
 
-    /// Appends a row from its encoding in the log (little-endian `f32`s), which starts at byte
-    /// `at` of the log file, and returns it.
-    pub(super) fn push_encoded(&mut self, encoded: &[u8], at: u64) -> &[f32] {
+    /// Appends a row from its encoding in the log (little-endian `f32`s), in the add record
+    /// `record` of the log file, and returns it.
+    pub(super) fn push_encoded(&mut self, encoded: &[u8], record: Span) -> &[f32] {
         if self.len() == 0 {
             self.dim = encoded.len() / 4;
         }
@@ -148,7 +158,7 @@ impl Rows {
         match &mut self.disk {
             None => self.memory.push_with(self.dim, |chunk| log::decode_vector(encoded, chunk)),
             Some(disk) => {
-                disk.offsets.push_with(1, |chunk| chunk.push(at));
+                disk.records.push_with(2, |chunk| chunk.extend([record.at, record.len]));
                 disk.last.clear();
                 log::decode_vector(encoded, &mut disk.last);
                 &disk.last
@@ -162,7 +172,8 @@ impl Rows {
     ///
     /// # Errors
     ///
-    /// A failed read of the log (it was truncated or damaged behind this process's back).
+    /// A failed read of the log (cut short behind this process's back), or
+    /// [`std::io::ErrorKind::InvalidData`] for a record that is no longer intact.
     ///
     /// # Panics
     ///
@@ -178,28 +189,34 @@ impl Rows {
             }
             return Ok(());
         };
-        let width = (self.dim * 4) as u64;
-        let offset = |row: u32| disk.offsets.get(row as usize)[0];
         let (mut bytes, mut floats) = (Vec::new(), Vec::with_capacity(self.dim));
         let mut rest = wanted;
         while let Some(&first) = rest.first() {
-            let start = offset(first);
-            let mut end = start + width;
+            let start = disk.record(first).at;
+            let mut end = start + disk.record(first).len;
             let mut run = 1;
             for &row in &rest[1..] {
-                let at = offset(row);
-                if at < end || at - end > MAX_GAP || at + width - start > MAX_READ {
+                let Span { at, len } = disk.record(row);
+                if at < end || at - end > MAX_GAP || at + len - start > MAX_READ {
                     break;
                 }
-                end = at + width;
+                end = at + len;
                 run += 1;
             }
             bytes.resize((end - start) as usize, 0);
             disk.file.read_exact_at(&mut bytes, start)?;
             for &row in &rest[..run] {
-                let from = (offset(row) - start) as usize;
+                let Span { at, len } = disk.record(row);
+                let from = (at - start) as usize;
+                let record = &bytes[from..from + len as usize];
+                let Some(vector) = log::intact_add_vector(record, self.dim) else {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("the record at byte {at} was damaged after it was read"),
+                    ));
+                };
                 floats.clear();
-                log::decode_vector(&bytes[from..from + width as usize], &mut floats);
+                log::decode_vector(vector, &mut floats);
                 each(row, &floats);
             }
             rest = &rest[run..];
@@ -221,6 +238,10 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+    use crate::index::vector::tests::meta;
+
+    /// Where rows in memory say they are (unused).
+    const NOWHERE: Span = Span { at: 0, len: 0 };
 
     fn encode(vector: &[f32]) -> Vec<u8> {
         vector.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -234,7 +255,7 @@ mod tests {
     fn rows_are_read_back_across_chunks() {
         let mut rows = Rows::default();
         for i in 0..CHUNK_ROWS * 2 + 3 {
-            assert_eq!(rows.push_encoded(&encode(&row(i)), 0), row(i).as_slice());
+            assert_eq!(rows.push_encoded(&encode(&row(i)), NOWHERE), row(i).as_slice());
         }
         assert_eq!(rows.len(), CHUNK_ROWS * 2 + 3);
         assert_eq!(rows.memory.chunks.len(), 3);
@@ -247,10 +268,10 @@ mod tests {
     fn a_snapshot_does_not_see_later_rows_and_shares_full_chunks() {
         let mut rows = Rows::default();
         for i in 0..CHUNK_ROWS + 1 {
-            rows.push_encoded(&encode(&row(i)), 0);
+            rows.push_encoded(&encode(&row(i)), NOWHERE);
         }
         let snapshot = rows.clone();
-        rows.push_encoded(&encode(&row(7_000)), 0);
+        rows.push_encoded(&encode(&row(7_000)), NOWHERE);
         assert_eq!(snapshot.len(), CHUNK_ROWS + 1);
         assert_eq!(rows.vector(CHUNK_ROWS + 1), row(7_000));
         assert_eq!(snapshot.vector(CHUNK_ROWS), row(CHUNK_ROWS));
@@ -266,11 +287,12 @@ mod tests {
     #[should_panic(expected = "row 1 of 1")]
     fn a_row_past_the_end_panics_like_indexing() {
         let mut rows = Rows::default();
-        rows.push_encoded(&encode(&row(0)), 0);
+        rows.push_encoded(&encode(&row(0)), NOWHERE);
         let _ = rows.memory.get(1);
     }
 
-    /// A file of `n` rows separated by `gap` bytes of filler, and the rows on disk over it.
+    /// A file of `n` add records separated by `gap` bytes of filler, and the rows on disk
+    /// over it.
     fn disk_rows(n: usize, gap: impl Fn(usize) -> usize) -> (tempfile::NamedTempFile, Rows) {
         let mut file = tempfile::NamedTempFile::new().expect("temp file");
         let mut rows = Rows::on_disk(Arc::new(file.reopen().expect("reopen")));
@@ -279,10 +301,13 @@ mod tests {
             let filler = vec![0xAB; gap(i)];
             file.write_all(&filler).expect("write");
             at += filler.len() as u64;
-            let bytes = encode(&row(i));
-            file.write_all(&bytes).expect("write");
-            assert_eq!(rows.push_encoded(&bytes, at), row(i).as_slice());
-            at += bytes.len() as u64;
+            let mut record = Vec::new();
+            log::encode_add(&mut record, &meta(&format!("m/r{i}"), &[]), &row(i)).expect("encode");
+            file.write_all(&record).expect("write");
+            let span = Span { at, len: record.len() as u64 };
+            let vector = &record[record.len() - 12..];
+            assert_eq!(rows.push_encoded(vector, span), row(i).as_slice());
+            at += span.len;
         }
         file.flush().expect("flush");
         (file, rows)
@@ -296,9 +321,9 @@ mod tests {
             0 => MAX_GAP as usize + 1,
             _ => 1 + i % 3,
         };
-        let (_file, rows) = disk_rows(CHUNK_ROWS * 80, gap);
+        let (_file, rows) = disk_rows(CHUNK_ROWS * 12, gap);
         assert!(rows.in_memory().is_none());
-        assert_eq!(rows.len(), CHUNK_ROWS * 80);
+        assert_eq!(rows.len(), CHUNK_ROWS * 12);
         let wanted: Vec<u32> = (0..rows.len() as u32).filter(|r| r % 3 != 1).collect();
         let mut seen = Vec::new();
         rows.visit(&wanted, &mut |r, v| {
@@ -322,14 +347,22 @@ mod tests {
     fn a_snapshot_of_rows_on_disk_does_not_see_later_rows() {
         let (_file, mut rows) = disk_rows(CHUNK_ROWS + 1, |_| 7);
         let snapshot = rows.clone();
-        rows.push_encoded(&encode(&row(0)), 7);
+        rows.push_encoded(&encode(&row(0)), NOWHERE);
         assert_eq!((snapshot.len(), rows.len()), (CHUNK_ROWS + 1, CHUNK_ROWS + 2));
         assert_eq!(snapshot.vector(CHUNK_ROWS), row(CHUNK_ROWS));
     }
 
     #[test]
-    fn a_log_cut_short_behind_the_rows_is_an_error_not_a_panic() {
+    fn a_log_cut_short_or_damaged_behind_the_rows_is_an_error_not_a_panic() {
         let (file, rows) = disk_rows(10, |_| 3);
+        // One byte of row 4's vector changed: its record's hash no longer matches.
+        let at = rows.disk.as_ref().expect("on disk").record(4);
+        let last = at.at + at.len - 1;
+        file.as_file().write_all_at(&[0x7F], last).expect("damage");
+        let failed = rows.visit(&[3, 4], &mut |_, _| {}).expect_err("damaged");
+        assert_eq!(failed.kind(), std::io::ErrorKind::InvalidData);
+        assert!(failed.to_string().contains(&format!("byte {}", at.at)), "{failed}");
+        rows.visit(&[3, 5], &mut |_, _| {}).expect("the rows around it are intact");
         file.as_file().set_len(20).expect("truncate");
         let failed = rows.visit(&[8, 9], &mut |_, _| {}).expect_err("cut short");
         assert_eq!(failed.kind(), std::io::ErrorKind::UnexpectedEof);

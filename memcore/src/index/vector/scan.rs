@@ -1,5 +1,6 @@
 //! Exact nearest-neighbour search: SIMD dot products chosen for the CPU at run time, a
-//! bounded top-k, and a scan over contiguous rows split across a few threads when large.
+//! bounded top-k, and a scan over contiguous rows in memory split across a few threads when
+//! large (rows kept in the log are read in order on the calling thread).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

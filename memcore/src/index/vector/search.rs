@@ -10,7 +10,7 @@ use super::graph::{self, GraphConfig, GraphHandle, Source};
 use super::state::State;
 use super::{
     DocFilter, FILTER_COST, GRAPH_MAX_LAG, GUARD_RETRY_EF, GUARD_STRIDE, MAX_GRAPH_FAILURES,
-    QUANTIZED_ROW_COST, SELECTIVITY_SAMPLES, VectorIndex, scan,
+    QUANTIZED_ROW_COST, REBUILD, SELECTIVITY_SAMPLES, VectorIndex, scan,
 };
 use crate::{Error, MemoryRef, Result};
 
@@ -21,7 +21,8 @@ impl VectorIndex {
     /// # Errors
     ///
     /// [`Error::Validation`] for a query of the wrong dimension, with a NaN or infinite
-    /// element, or of length zero.
+    /// element, or of length zero; [`Error::Io`] or [`Error::Index`] when rows kept in the
+    /// log cannot be read back intact.
     pub(crate) fn search(
         &self,
         query: &[f32],
@@ -91,7 +92,7 @@ impl VectorIndex {
             let failed = graph.failed();
             if failed.is_some() {
                 state.graph_failures += 1;
-                if let Some(dump) = graph.loaded_from() {
+                if let Some(dump) = graph.failed_dump() {
                     state.bad_dumps.push(dump.to_owned());
                 }
             }
@@ -348,9 +349,18 @@ impl VectorIndex {
         scan::score(&state.rows, query, rows, k).map_err(|e| self.read_failed(e))
     }
 
-    /// The error of a failed read of rows kept in the log.
-    fn read_failed(&self, e: std::io::Error) -> Error {
-        Error::io(format!("reading vectors from the vector index {}", self.path.display()), e)
+    /// The error of a failed read of rows kept in the log: [`Error::Index`] for a record
+    /// damaged since it was loaded, [`Error::Io`] otherwise.
+    pub(super) fn read_failed(&self, e: std::io::Error) -> Error {
+        let path = self.path.display();
+        match e.kind() {
+            std::io::ErrorKind::InvalidData => Error::index(
+                format!("the vector index {path} is damaged: {e}"),
+                Some(Box::new(e)),
+                REBUILD,
+            ),
+            _ => Error::io(format!("reading vectors from the vector index {path}"), e),
+        }
     }
 
     /// Waits until the graph (if one runs) covers every row read so far; for tests and

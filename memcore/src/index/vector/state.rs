@@ -1,5 +1,6 @@
-//! The in-memory image of the vector log: rows (as floats and as sign bits), their metadata,
-//! the guard sample, the key map and the graph, as a process has read them.
+//! The in-memory image of the vector log: rows (their sign bits, and their floats or where
+//! the log holds them), their metadata, the guard sample, the key map and the graph, as a
+//! process has read them.
 
 use std::collections::HashMap;
 
@@ -85,9 +86,9 @@ impl State {
     /// Applies one log entry (replay and fresh writes go through here alike).
     pub(super) fn apply(&mut self, entry: Entry<'_>) {
         match entry {
-            Entry::Add { meta, vector, at } => {
+            Entry::Add { meta, vector, record } => {
                 let row = self.metas.len() as u32;
-                let floats = self.rows.push_encoded(vector, at);
+                let floats = self.rows.push_encoded(vector, record);
                 self.quantized.push(floats);
                 if (row as usize).is_multiple_of(GUARD_STRIDE) {
                     self.guard.extend_from_slice(floats);

@@ -744,7 +744,8 @@ fn the_guard_catches_rows_the_graph_search_missed() {
             let negated: Vec<f32> =
                 source.iter().map(|x| if row == 64 { *x } else { -x }).collect();
             let bytes: Vec<u8> = negated.iter().flat_map(|x| x.to_le_bytes()).collect();
-            state.apply(log::Entry::Add { meta, vector: &bytes, at: 0 });
+            let record = log::Span { at: 0, len: 0 };
+            state.apply(log::Entry::Add { meta, vector: &bytes, record });
         }
         let rows = state.row_count();
         let graph = state.graph.as_mut().expect("graph");
@@ -903,4 +904,33 @@ fn rows_read_from_the_log_score_exactly_as_rows_in_memory() {
     assert_eq!(disk.state.read().row_count(), 30, "compacted from the rows on disk");
     memory.refresh().expect("refresh");
     same("compacted");
+}
+
+#[test]
+fn a_record_damaged_after_loading_is_an_index_error_not_a_wrong_score() {
+    use std::os::unix::fs::FileExt;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let index = VectorIndex::open_with(dir.path(), 384, "all-MiniLM-L6-v2-int8", exact_options())
+        .expect("open");
+    let vectors: Vec<Vec<f32>> = reference().into_iter().map(|(_, v)| v).collect();
+    let items: Vec<_> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (meta(&format!("c/{i:02}"), &[]), v.clone()))
+        .collect();
+    index.upsert(&items).expect("upsert");
+    index.load().expect("load");
+    assert!(index.state.read().rows.in_memory().is_none(), "rows read from the log");
+    assert_eq!(search(&index, &vectors[3], 1)[0].0.to_string(), "c/03");
+    // One bit of the last record's vector flipped in place (same file, same length).
+    let log =
+        OpenOptions::new().read(true).write(true).open(dir.path().join(LOG_FILE)).expect("log");
+    let last = log.metadata().expect("metadata").len() - 1;
+    let mut byte = [0u8];
+    log.read_exact_at(&mut byte, last).expect("read");
+    log.write_all_at(&[byte[0] ^ 1], last).expect("damage");
+    let failed = index.search(&vectors[3], 1, &DocFilter::default(), None).expect_err("damaged");
+    assert_eq!(failed.category(), Category::Index, "{failed}");
+    assert!(failed.to_string().contains("damaged"), "{failed}");
 }
