@@ -53,8 +53,9 @@ const RUN_RECOVERY: &str = "retry; if it persists, run `memcore model fetch --fo
 /// and stays loaded for the life of the process (one runtime library per process). A single
 /// text (a search query) runs on the query session, made with the embedder, whose threads
 /// (one per core, at most four) spin while it runs, and stop when it ends: about 1.3 ms for
-/// a short query on two cores. Several texts run on one session per core (at most four), made on the first such
-/// call, each on one intra-op thread without spinning, so they do not fight the caller's own
+/// a short query on two cores. Several texts run on one session per core (at most four),
+/// made on the first such call, each on one intra-op thread without spinning, so they do not
+/// fight the caller's own
 /// threads: longest first, each text taken by whichever session is free. Making a session
 /// costs about 60 ms, so a fresh process that only queries (a hook, a CLI search) makes one
 /// instead of one per core more; a process that only ingests keeps the idle query session

@@ -166,12 +166,25 @@ pub(super) struct Span {
 pub(super) fn intact_add_vector(record: &[u8], dimension: usize) -> Option<&[u8]> {
     let head = record.get(..RECORD_HEAD)?;
     let payload = &record[RECORD_HEAD..];
-    let len = u32_at(head, 0) as usize;
-    if len != payload.len() || len < 5 || hash64(payload, len as u64) != u64_at(head, 4) {
+    let intact = u32_at(head, 0) as usize == payload.len() && payload_intact(head, payload);
+    let (_meta, vector) = split_add(payload, dimension).filter(|_| intact)?;
+    Some(vector)
+}
+
+/// Whether `payload` is what the record head `head` says it is (its hash matches).
+fn payload_intact(head: &[u8], payload: &[u8]) -> bool {
+    hash64(payload, payload.len() as u64) == u64_at(head, 4)
+}
+
+/// The metadata and vector bytes of an add record's payload, if it is one and its lengths
+/// fit vectors of `dimension`.
+fn split_add(payload: &[u8], dimension: usize) -> Option<(&[u8], &[u8])> {
+    if payload.len() < 5 || payload[0] != TAG_ADD {
         return None;
     }
     let meta_len = u32_at(payload, 1) as usize;
-    (payload[0] == TAG_ADD && 5 + meta_len + dimension * 4 == len).then(|| &payload[5 + meta_len..])
+    (5 + meta_len + dimension * 4 == payload.len())
+        .then(|| (&payload[5..5 + meta_len], &payload[5 + meta_len..]))
 }
 
 /// Appends an add record for `meta` and `vector` to `buf`.
@@ -251,7 +264,6 @@ pub(super) fn read_records(
     let io_failed = |e| Error::io(format!("reading the vector index {}", path.display()), e);
     let mut pos = from;
     let mut payload = Vec::new();
-    let vector_len = dimension * 4;
     loop {
         if to.saturating_sub(pos) < RECORD_HEAD as u64 {
             return Ok(pos);
@@ -264,7 +276,7 @@ pub(super) fn read_records(
         }
         payload.resize(len, 0);
         reader.read_exact(&mut payload).map_err(io_failed)?;
-        if hash64(&payload, len as u64) != u64_at(&head, 4) {
+        if !payload_intact(&head, &payload) {
             return Ok(pos);
         }
         let undecodable = |what: &str| {
@@ -279,14 +291,13 @@ pub(super) fn read_records(
         };
         match payload[0] {
             TAG_ADD if len >= 5 => {
-                let meta_len = u32_at(&payload, 1) as usize;
-                if 5 + meta_len + vector_len != len {
+                let Some((meta, vector)) = split_add(&payload, dimension) else {
                     return Err(undecodable("wrong length for this dimension"));
-                }
-                let meta: DocMeta = serde_json::from_slice(&payload[5..5 + meta_len])
+                };
+                let meta: DocMeta = serde_json::from_slice(meta)
                     .map_err(|e| undecodable(&format!("bad metadata ({e})")))?;
                 let record = Span { at: pos, len: (RECORD_HEAD + len) as u64 };
-                apply(Entry::Add { meta, vector: &payload[5 + meta_len..], record });
+                apply(Entry::Add { meta, vector, record });
             }
             TAG_REMOVE => {
                 let key = std::str::from_utf8(&payload[1..])
