@@ -302,7 +302,9 @@ impl PyMemcore {
     /// Stores several memories at once, embedding and indexing them in batches (much faster
     /// than one `put` each). Each item is a str (the content) or a mapping of a memory's
     /// fields (`content` required). Every item is checked before anything is written.
-    /// Returns the memories as stored, in order.
+    /// Returns the memories as stored, in order. More than 4,096 items are written 4,096 at
+    /// a time (a failure part-way leaves the slices before it stored; putting them again is
+    /// safe), unless `create_only` or `commit` is given.
     #[pyo3(signature = (items, *, create_only=false, commit=None))]
     fn put_many(
         &self,

@@ -1843,7 +1843,12 @@ class Memcore:
         create_only: bool = False,
         commit: str | None = None,
     ) -> builtins.list[Memory]:
-        """Stores several memories in one batch; a mapping holds a memory's fields."""
+        """Stores several memories in one batch; a mapping holds a memory's fields.
+
+        More than 4,096 items are written 4,096 at a time, each slice durable on its own
+        (a failure part-way leaves the slices before it stored; putting them again is
+        safe), unless `create_only` or `commit` is given.
+        """
     def get(
         self, id: str, *, collection: str | None = None, version: _Rev | None = None
     ) -> Memory:

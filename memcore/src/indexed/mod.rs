@@ -39,7 +39,16 @@ pub(crate) struct IndexedStore {
     journal: Journal,
     /// `<private dir>/index`.
     dir: PathBuf,
+    /// Memories an upsert batch writes at a time ([`WRITE_SLICE`]; smaller in tests).
+    write_slice: usize,
 }
+
+/// Memories a large upsert batch writes, embeds and indexes at a time (see
+/// [`IndexedStore::put_many`]). A slice holds about 8 KB a memory beyond the memories
+/// themselves (their documents, embedding texts, vectors and the store's copy): some 30 MB
+/// here. Larger slices save little: each costs one full-text commit (milliseconds) against
+/// seconds of embedding or of writing files.
+const WRITE_SLICE: usize = 4_096;
 
 impl IndexedStore {
     /// Opens the indexes of `store` (in its private directory's `index/`) and brings them
@@ -56,7 +65,8 @@ impl IndexedStore {
         let lock = StoreLock::new(&dir.join("lock"), lock_timeout);
         let journal = Journal::open(&dir.join("journal"))?;
         let opened = IndexSet::open(&dir, embedder, store.shared_vectors())?;
-        let indexed = Self { store, indexes: opened.set, lock, journal, dir };
+        let indexed =
+            Self { store, indexes: opened.set, lock, journal, dir, write_slice: WRITE_SLICE };
         let damaged = opened.damaged || squatted;
         let done = if opened.missing || damaged {
             let report = indexed.reindex(&mut |_| {})?;
@@ -70,6 +80,12 @@ impl IndexedStore {
             }
         };
         Ok((indexed, done))
+    }
+
+    /// Makes upsert batches write `memories` at a time (tests of the slicing).
+    #[cfg(test)]
+    pub(crate) fn set_write_slice(&mut self, memories: usize) {
+        self.write_slice = memories.max(1);
     }
 
     /// The store, for reads. (Writes go through this type's methods, never to the store.)

@@ -69,7 +69,40 @@ pub(crate) fn the_one(mut stored: Vec<Memory>, what: &str) -> Result<Memory> {
 impl IndexedStore {
     /// Stores validated memories (attached to the commit `rev` when given) and indexes them,
     /// with the vectors given for them (none, or one entry per memory; checked).
+    ///
+    /// An upsert of more than a slice of memories (`WRITE_SLICE`, 4,096; without a commit) is
+    /// written, embedded and indexed a slice at a time, each slice a write of its own: what a
+    /// write holds besides the memories (their documents, embedding texts and vectors, the
+    /// copy the store writes) then stays bounded whatever the batch's size. Each slice's
+    /// memories leave the batch as they are written. A failure part-way leaves the slices
+    /// before it stored and indexed, as a store's own batch leaves the memories before an
+    /// I/O failure. A create-only batch and one at a commit stay one write: their conflicts
+    /// are found, and nothing written, before any memory of the batch is stored.
     pub(crate) fn put_many(
+        &self,
+        memories: Vec<Memory>,
+        vectors: &[GivenVector],
+        mode: PutMode,
+        rev: Option<&str>,
+    ) -> Result<Vec<Memory>> {
+        if mode != PutMode::Upsert || rev.is_some() || memories.len() <= self.write_slice {
+            return self.put_slice(memories, vectors, mode, rev);
+        }
+        let mut stored = Vec::with_capacity(memories.len());
+        let mut rest = memories.into_iter();
+        let mut given = vectors.chunks(self.write_slice);
+        loop {
+            let slice: Vec<Memory> = rest.by_ref().take(self.write_slice).collect();
+            if slice.is_empty() {
+                return Ok(stored);
+            }
+            let vectors = given.next().unwrap_or_default();
+            stored.extend(self.put_slice(slice, vectors, mode, rev)?);
+        }
+    }
+
+    /// [`IndexedStore::put_many`] as one write.
+    fn put_slice(
         &self,
         memories: Vec<Memory>,
         vectors: &[GivenVector],

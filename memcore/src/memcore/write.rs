@@ -21,6 +21,11 @@ impl Memcore {
     /// Stores several memories, writing, embedding and indexing them in batches (much faster
     /// than one `put` each). Every memory is validated, and with [`PutMode::CreateOnly`]
     /// checked for conflicts, before anything is written.
+    ///
+    /// A batch of more than 4,096 memories is written 4,096 at a time, each slice durable and
+    /// searchable when the next begins, so that the memory a batch needs does not grow with
+    /// it: an I/O failure part-way leaves the slices before it stored (and the error says
+    /// what failed; putting the batch again is safe). A create-only batch stays one write.
     pub fn put_many(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
         self.put_many_with(memories, PutMode::Upsert)
     }
@@ -92,5 +97,129 @@ impl Memcore {
     /// Brings the most recently deleted memory `reference` names back from the trash.
     pub fn restore(&self, reference: impl IntoMemoryRef) -> Result<Memory> {
         self.indexed.restore(&reference.into_memory_ref()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::{
+        CallbackEmbedder, Error, Memcore, NewMemory, PutMode, Query, SESSION_KEY, SearchMode,
+        TURN_KEY,
+    };
+
+    /// A store in `dir` embedding with a toy model (letter counts) that upserts batches
+    /// `slice` memories at a time.
+    fn open(dir: &std::path::Path, slice: usize) -> Memcore {
+        let letters = CallbackEmbedder::new(
+            "letter-counts-v1",
+            26,
+            Arc::new(|texts: &[&str]| Ok(texts.iter().map(|text| letter_counts(text)).collect())),
+        )
+        .unwrap();
+        let mut memcore = Memcore::builder().path(dir).embedder(Arc::new(letters)).open().unwrap();
+        memcore.indexed.set_write_slice(slice);
+        memcore
+    }
+
+    /// How often each letter occurs in `text` (and one more `z`, so no vector is zero).
+    fn letter_counts(text: &str) -> Vec<f32> {
+        let mut counts = vec![0.0_f32; 26];
+        counts[25] = 1.0;
+        for b in text.bytes().filter(u8::is_ascii_alphabetic) {
+            counts[usize::from(b.to_ascii_lowercase() - b'a')] += 1.0;
+        }
+        counts
+    }
+
+    /// A conversation of seven turns; turns 2 and 5 bring vectors of their own (a single
+    /// letter, which no text here is near).
+    fn turns() -> Vec<NewMemory> {
+        let lines = [
+            "Did you ever make it to the glacier?",
+            "Yes, last week, it was stunning.",
+            "Which bakery sells the rye sourdough?",
+            "The one on Elm Street.",
+            "Where did you find the old violin?",
+            "It was in the attic all along.",
+            "Thanks for the tip.",
+        ];
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let memory = NewMemory::new(*line)
+                    .id(format!("t{i}"))
+                    .created_by(if i % 2 == 0 { "Ana" } else { "Ben" })
+                    .meta(SESSION_KEY, "s1")
+                    .meta(TURN_KEY, i as u64);
+                match i {
+                    2 => memory.vector(one_hot(16)),
+                    5 => memory.vector(one_hot(9)),
+                    _ => memory,
+                }
+            })
+            .collect()
+    }
+
+    /// A vector pointing along letter `letter` alone.
+    fn one_hot(letter: usize) -> Vec<f32> {
+        let mut vector = vec![0.0_f32; 26];
+        vector[letter] = 1.0;
+        vector
+    }
+
+    /// What a search finds: ids and scores, best first.
+    fn found(memcore: &Memcore, query: Query) -> Vec<(String, String)> {
+        let results = memcore.search(&query.limit(10)).unwrap();
+        assert!(results.warnings.is_empty(), "{:?}", results.warnings);
+        results
+            .hits
+            .iter()
+            .map(|hit| (hit.memory.id.to_string(), format!("{:.5}", hit.score)))
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_written_in_slices_is_stored_and_found_as_one_write_would_be() {
+        let (whole_dir, sliced_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let whole = open(whole_dir.path(), 100);
+        let sliced = open(sliced_dir.path(), 3);
+        let stored_whole = whole.put_many(turns()).unwrap();
+        let stored_sliced = sliced.put_many(turns()).unwrap();
+        let ids = |stored: &[crate::Memory]| -> Vec<String> {
+            stored.iter().map(|memory| memory.id.to_string()).collect()
+        };
+        assert_eq!(ids(&stored_sliced), ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]);
+        assert_eq!(ids(&stored_sliced), ids(&stored_whole));
+
+        // Turn 3 (second slice) is searched with turn 2 before it (first slice), as in one
+        // write: "sourdough" finds both.
+        for text in ["sourdough bakery", "violin attic", "glacier", "tip"] {
+            for mode in [SearchMode::Text, SearchMode::Hybrid] {
+                let query = || Query::new(text).mode(mode);
+                assert_eq!(found(&sliced, query()), found(&whole, query()), "{text} {mode:?}");
+            }
+        }
+        let sourdough = found(&sliced, Query::new("sourdough").mode(SearchMode::Text));
+        let hits: Vec<_> = sourdough.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(hits, ["t2", "t3"]);
+        // The given vectors went with their memories, in whichever slice they fell.
+        for (letter, id) in [(16, "t2"), (9, "t5")] {
+            let query = Query::new("x").mode(SearchMode::Semantic).vector(one_hot(letter));
+            assert_eq!(found(&sliced, query)[0].0, id);
+        }
+    }
+
+    #[test]
+    fn a_create_only_batch_stays_one_write_so_a_conflict_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let memcore = open(dir.path(), 2);
+        memcore.put(NewMemory::new("Already here.").id("t5")).unwrap();
+        let error = memcore.put_many_with(turns(), PutMode::CreateOnly).unwrap_err();
+        assert!(matches!(error, Error::Conflict { .. }), "{error:?}");
+        assert_eq!(memcore.get("t0").unwrap_err().category(), crate::Category::NotFound);
+        assert_eq!(memcore.stats().unwrap().memories, 1);
     }
 }
