@@ -57,6 +57,14 @@ impl Host {
     }
 }
 
+/// Whether the command line `args` (the program name first) runs a server that lives as
+/// long as its client (`serve`, `ui`, `mcp`) rather than one command; an unparsable command
+/// line is not one. The binary tunes glibc's allocator by it, before any thread starts.
+pub fn serves(args: &[OsString]) -> bool {
+    cli::parse(args)
+        .is_ok_and(|cli| matches!(cli.command, cli::Command::Serve(_) | cli::Command::Mcp(_)))
+}
+
 /// Runs the command line `args` (the program name first, as [`std::env::args_os`] gives
 /// it) and returns the exit status: 0 on success, else the code the command's `--help`
 /// documents for the failure. Output goes to the process's stdout and stderr.
@@ -88,6 +96,25 @@ pub fn run(args: impl IntoIterator<Item = OsString>, host: Host) -> u8 {
         Err(failure) => {
             out.error(&failure);
             exit::code(&failure)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    fn args(line: &str) -> Vec<OsString> {
+        line.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn only_the_servers_serve() {
+        for line in ["memcore serve", "memcore ui --addr 127.0.0.1:0", "memcore --store s mcp"] {
+            assert!(super::serves(&args(line)), "{line}");
+        }
+        for line in ["memcore put a.md b.md", "memcore search x", "memcore reindex", "memcore"] {
+            assert!(!super::serves(&args(line)), "{line}");
         }
     }
 }

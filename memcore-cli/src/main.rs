@@ -25,7 +25,8 @@ fn opt_out_of_runtime_telemetry() {
 
 fn main() -> ExitCode {
     opt_out_of_runtime_telemetry();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    allocator::keep_freed_memory_for_reuse();
-    ExitCode::from(memcore_cli::run(std::env::args_os(), memcore_cli::Host::new()))
+    allocator::keep_freed_memory_for_reuse(memcore_cli::serves(&args));
+    ExitCode::from(memcore_cli::run(args, memcore_cli::Host::new()))
 }
