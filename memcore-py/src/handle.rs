@@ -303,8 +303,9 @@ impl PyMemcore {
     /// than one `put` each). Each item is a str (the content) or a mapping of a memory's
     /// fields (`content` required). Every item is checked before anything is written.
     /// Returns the memories as stored, in order. More than 4,096 items are written 4,096 at
-    /// a time (a failure part-way leaves the slices before it stored; putting them again is
-    /// safe), unless `create_only` or `commit` is given.
+    /// a time (an error after the first slice leaves the slices before it stored; putting
+    /// them again is safe), unless `create_only` or `commit` is given or the store is
+    /// PostgreSQL (one transaction).
     #[pyo3(signature = (items, *, create_only=false, commit=None))]
     fn put_many(
         &self,

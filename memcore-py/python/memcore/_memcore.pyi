@@ -1846,8 +1846,9 @@ class Memcore:
         """Stores several memories in one batch; a mapping holds a memory's fields.
 
         More than 4,096 items are written 4,096 at a time, each slice durable on its own
-        (a failure part-way leaves the slices before it stored; putting them again is
-        safe), unless `create_only` or `commit` is given.
+        (an error after the first slice leaves the slices before it stored; putting them
+        again is safe), unless `create_only` or `commit` is given or the store is
+        PostgreSQL (one transaction).
         """
     def get(
         self, id: str, *, collection: str | None = None, version: _Rev | None = None

@@ -74,10 +74,10 @@ impl IndexedStore {
     /// written, embedded and indexed a slice at a time, each slice a write of its own: what a
     /// write holds besides the memories (their documents, embedding texts and vectors, the
     /// copy the store writes) then stays bounded whatever the batch's size. Each slice's
-    /// memories leave the batch as they are written. A failure part-way leaves the slices
-    /// before it stored and indexed, as a store's own batch leaves the memories before an
-    /// I/O failure. A create-only batch and one at a commit stay one write: their conflicts
-    /// are found, and nothing written, before any memory of the batch is stored.
+    /// memories leave the batch as they are written. Any error after the first slice (an
+    /// I/O failure, a lock held past the timeout, an index failure) leaves the slices before
+    /// it stored and indexed. A create-only batch, one at a commit and any batch of a store
+    /// whose batches are all-or-nothing (PostgreSQL) stay one write.
     pub(crate) fn put_many(
         &self,
         memories: Vec<Memory>,
@@ -85,7 +85,8 @@ impl IndexedStore {
         mode: PutMode,
         rev: Option<&str>,
     ) -> Result<Vec<Memory>> {
-        if mode != PutMode::Upsert || rev.is_some() || memories.len() <= self.write_slice {
+        let one_write = mode != PutMode::Upsert || rev.is_some() || self.store.atomic_batches();
+        if one_write || memories.len() <= self.write_slice {
             return self.put_slice(memories, vectors, mode, rev);
         }
         let mut stored = Vec::with_capacity(memories.len());

@@ -24,8 +24,10 @@ impl Memcore {
     ///
     /// A batch of more than 4,096 memories is written 4,096 at a time, each slice durable and
     /// searchable when the next begins, so that the memory a batch needs does not grow with
-    /// it: an I/O failure part-way leaves the slices before it stored (and the error says
-    /// what failed; putting the batch again is safe). A create-only batch stays one write.
+    /// it. An error after the first slice (an I/O failure, the store lock held past the
+    /// timeout, an index failure) leaves the slices before it stored; putting the batch
+    /// again is safe (it stores those memories again, as new versions). A create-only batch,
+    /// and every batch of a PostgreSQL store (one transaction), stay one write.
     pub fn put_many(&self, memories: Vec<NewMemory>) -> Result<Vec<Memory>> {
         self.put_many_with(memories, PutMode::Upsert)
     }

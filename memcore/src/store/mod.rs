@@ -252,6 +252,13 @@ pub trait MemoryStore: Send + Sync + Debug {
         None
     }
 
+    /// Whether [`MemoryStore::put_many`] stores a whole batch or nothing of it (one database
+    /// transaction). memcore writes the upserts of such a store's batch in one write, where
+    /// it otherwise writes a large batch a slice at a time.
+    fn atomic_batches(&self) -> bool {
+        false
+    }
+
     /// A place beside the memories for the vectors memcore embeds, if the store has one
     /// that other machines read (PostgreSQL): a machine that indexes memories another one
     /// embedded takes their vectors instead of running the model. Shared (an `Arc`) because

@@ -15,8 +15,8 @@ use crate::store::fsutil::create_private_dir_all;
 
 /// Bytes of a log record besides its vector, about: head, tag and JSON metadata.
 const RECORD_GUESS: usize = 200;
-/// Rows a compaction reads at once (about 6 MB of MiniLM records): after a failed encode or
-/// write it stops at the end of the stretch instead of reading the rest of the log.
+/// Rows a compaction asks for in one read pass: after a failed encode or write it stops at
+/// the end of the stretch instead of reading the rest of the log.
 const COMPACTION_STRETCH: usize = 4_096;
 
 impl VectorIndex {

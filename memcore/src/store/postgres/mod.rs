@@ -388,6 +388,10 @@ impl MemoryStore for PostgresStore {
         Some(self)
     }
 
+    fn atomic_batches(&self) -> bool {
+        true
+    }
+
     fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
         self.vectors.as_ref().map(|table| Arc::clone(table) as Arc<dyn SharedVectors>)
     }

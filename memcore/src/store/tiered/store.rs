@@ -222,6 +222,10 @@ impl MemoryStore for TieredStore {
         self.warm.notes_sync()
     }
 
+    fn atomic_batches(&self) -> bool {
+        self.warm.atomic_batches()
+    }
+
     fn shared_vectors(&self) -> Option<Arc<dyn SharedVectors>> {
         self.warm.shared_vectors()
     }
