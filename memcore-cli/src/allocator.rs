@@ -36,8 +36,9 @@ const TRIM_THRESHOLD: libc::c_int = 16 << 20;
 pub(crate) fn keep_freed_memory_for_reuse(serves: bool) {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let arenas = libc::c_int::try_from(cores.max(2)).unwrap_or(libc::c_int::MAX);
-    // SAFETY: `mallopt` only changes allocator parameters; it is called before any other
-    // thread exists, with parameters glibc documents for it.
+    // SAFETY: `mallopt` only changes allocator parameters; it is called (as the host's
+    // `before_command`, right after the command line is parsed) before any other thread
+    // exists, with parameters glibc documents for it.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
         libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);

@@ -34,6 +34,10 @@ pub struct Host {
     /// The Python interpreter `model fetch` runs unless `$MEMCORE_PYTHON` names one; `None`:
     /// `python3`.
     pub python: Option<PathBuf>,
+    /// Called once the command line is parsed, before the command starts a thread, with
+    /// whether it runs a server that lives as long as its client (`serve`, `ui`, `mcp`):
+    /// the binary tunes glibc's allocator by it.
+    pub before_command: Option<fn(serves: bool)>,
 }
 
 impl Host {
@@ -55,14 +59,19 @@ impl Host {
         self.python = Some(python.into());
         self
     }
+
+    /// What to call once the command line is parsed (see [`Host::before_command`]).
+    #[must_use]
+    pub fn before_command(mut self, hook: fn(serves: bool)) -> Self {
+        self.before_command = Some(hook);
+        self
+    }
 }
 
-/// Whether the command line `args` (the program name first) runs a server that lives as
-/// long as its client (`serve`, `ui`, `mcp`) rather than one command; an unparsable command
-/// line is not one. The binary tunes glibc's allocator by it, before any thread starts.
-pub fn serves(args: &[OsString]) -> bool {
-    cli::parse(args)
-        .is_ok_and(|cli| matches!(cli.command, cli::Command::Serve(_) | cli::Command::Mcp(_)))
+/// Whether `command` runs a server that lives as long as its client (`serve`, `ui`, `mcp`)
+/// rather than one command.
+fn serves(command: &cli::Command) -> bool {
+    matches!(command, cli::Command::Serve(_) | cli::Command::Mcp(_))
 }
 
 /// Runs the command line `args` (the program name first, as [`std::env::args_os`] gives
@@ -89,6 +98,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>, host: Host) -> u8 {
             return exit::USAGE;
         }
     };
+    if let Some(hook) = host.before_command {
+        hook(serves(&cli.command));
+    }
     cli.global.host = host;
     let mut out = Output::new(cli.global.json, cli.global.quiet, cli.global.verbose);
     match commands::run(cli, &mut out) {
@@ -104,17 +116,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>, host: Host) -> u8 {
 mod tests {
     use std::ffi::OsString;
 
-    fn args(line: &str) -> Vec<OsString> {
-        line.split_whitespace().map(OsString::from).collect()
+    /// Whether the command line `line` runs a server.
+    fn serves(line: &str) -> bool {
+        let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
+        crate::cli::parse(&args).is_ok_and(|cli| super::serves(&cli.command))
     }
 
     #[test]
     fn only_the_servers_serve() {
         for line in ["memcore serve", "memcore ui --addr 127.0.0.1:0", "memcore --store s mcp"] {
-            assert!(super::serves(&args(line)), "{line}");
+            assert!(serves(line), "{line}");
         }
         for line in ["memcore put a.md b.md", "memcore search x", "memcore reindex", "memcore"] {
-            assert!(!super::serves(&args(line)), "{line}");
+            assert!(!serves(line), "{line}");
         }
     }
 }

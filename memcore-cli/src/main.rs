@@ -25,8 +25,8 @@ fn opt_out_of_runtime_telemetry() {
 
 fn main() -> ExitCode {
     opt_out_of_runtime_telemetry();
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let host = memcore_cli::Host::new();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    allocator::keep_freed_memory_for_reuse(memcore_cli::serves(&args));
-    ExitCode::from(memcore_cli::run(args, memcore_cli::Host::new()))
+    let host = host.before_command(allocator::keep_freed_memory_for_reuse);
+    ExitCode::from(memcore_cli::run(std::env::args_os(), host))
 }
