@@ -234,6 +234,7 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
         "recency",
         "link",
         "neighbours",
+        "question_share",
         "date_factor",
     }
     assert top.to_dict() == first
@@ -329,6 +330,9 @@ def test_conversation_turns_are_searched_with_their_neighbours(store: memcore.Me
     reply = next(hit for hit in hits if hit.memory.id == "t2")
     assert reply.parts.text_rank is not None, "found by the words of the turn it answers"
     assert reply.parts.neighbours is not None and reply.parts.neighbours > 0
+    assert reply.parts.question_share is None, "a reply that tells"
+    question = next(hit for hit in hits if hit.memory.id == "t1")
+    assert question.parts.question_share == 1.0, "a turn that only asks keeps only what it is lent"
 
 
 def test_a_date_the_query_names_is_preferred(store: memcore.Memcore) -> None:

@@ -33,7 +33,8 @@ fn a_reply_is_found_by_the_turn_it_answers() {
             turn("trip", 3, "Ana", "Lucky you."),
         ])
         .unwrap();
-    assert_eq!(found(&memcore, "glacier"), ["trip-1", "trip-2"], "the turn itself ranks first");
+    // The answer ranks first: the turn that only asks keeps just what its neighbour lends it.
+    assert_eq!(found(&memcore, "glacier"), ["trip-2", "trip-1"]);
     assert_eq!(found(&memcore, "stunning"), ["trip-2", "trip-3"]);
 }
 
@@ -43,7 +44,7 @@ fn single_puts_in_order_find_the_stored_turn_before() {
     let memcore = Memcore::open(dir.path()).unwrap();
     memcore.put(turn("s1", 7, "Ana", "Which bakery sells the rye sourdough?")).unwrap();
     memcore.put(turn("s1", 8, "Ben", "The one on Elm Street.")).unwrap();
-    assert_eq!(found(&memcore, "sourdough"), ["s1-7", "s1-8"]);
+    assert_eq!(found(&memcore, "sourdough"), ["s1-8", "s1-7"]);
 
     // A reopened handle (a fresh process) finds it through the index too.
     drop(memcore);
@@ -78,9 +79,9 @@ fn a_turn_stored_before_the_one_it_follows_gets_it_when_that_one_arrives() {
     memcore.put(turn("late", 2, "Ben", "It was in the attic all along.")).unwrap();
     assert_eq!(found(&memcore, "attic"), ["late-2"]);
     memcore.put(turn("late", 1, "Ana", "Where did you find the old violin?")).unwrap();
-    assert_eq!(found(&memcore, "violin"), ["late-1", "late-2"]);
+    assert_eq!(found(&memcore, "violin"), ["late-2", "late-1"]);
     memcore.reindex(&mut |_| {}).unwrap();
-    assert_eq!(found(&memcore, "violin"), ["late-1", "late-2"], "and a rebuild agrees");
+    assert_eq!(found(&memcore, "violin"), ["late-2", "late-1"], "and a rebuild agrees");
 }
 
 #[test]
@@ -130,7 +131,7 @@ fn an_updated_turn_keeps_the_turn_before_it() {
         .unwrap();
     let change = memcore::MemoryUpdate::new().content("Yes, the third week.");
     memcore.update("u-2", change).unwrap();
-    assert_eq!(found(&memcore, "marathon"), ["u-1", "u-2"]);
+    assert_eq!(found(&memcore, "marathon"), ["u-2", "u-1"]);
 }
 
 #[test]
@@ -154,6 +155,27 @@ fn neighbouring_turns_found_together_lend_each_other_score() {
     assert!(lent > 0.0 && (middle.base - own - lent).abs() < 1e-9, "{middle:?}");
     assert_eq!(parts("note").neighbours, None, "a memory that is no turn lends nothing");
     assert_eq!(hits[0].memory.id.as_str(), "n-2", "the turn its neighbours back up ranks first");
+}
+
+#[test]
+fn a_turn_that_only_asks_ranks_below_the_answer_it_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            turn("gym", 1, "Maria", "How often do you and your family work out together?"),
+            turn("gym", 2, "John", "Three times a week; it keeps us on track."),
+        ])
+        .unwrap();
+    let query = Query::new("how often does the family work out together").mode(SearchMode::Text);
+    let hits = memcore.search(&query).unwrap().hits;
+    let parts = |id: &str| hits.iter().find(|h| h.memory.id.as_str() == id).unwrap().parts;
+    assert_eq!(hits[0].memory.id.as_str(), "gym-2", "the answer ranks above the question");
+    let asked = parts("gym-1");
+    assert_eq!(asked.question_share, Some(1.0));
+    let lent = asked.neighbours.expect("the answer lends the question its share");
+    assert!((asked.base - lent).abs() < 1e-9, "it keeps nothing of its own score: {asked:?}");
+    assert_eq!(parts("gym-2").question_share, None, "the answer tells");
 }
 
 #[test]

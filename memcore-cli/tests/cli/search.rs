@@ -185,6 +185,8 @@ fn conversation_turns_are_found_with_the_turn_they_answer() {
         sandbox.put(text, &["--id", &id, "--created-by", who, "--metadata", &metadata]);
     }
     let results = sandbox.json(&["search", "glacier", "--mode", "text"]);
-    assert_eq!(hit_ids(&results), ["t1", "t2"], "{results}");
+    // The answer first: the turn that only asks keeps just what its neighbour lends it.
+    assert_eq!(hit_ids(&results), ["t2", "t1"], "{results}");
     assert!(results["hits"][1]["parts"]["neighbours"].as_f64().unwrap() > 0.0, "{results}");
+    assert_eq!(results["hits"][1]["parts"]["question_share"].as_f64(), Some(1.0), "{results}");
 }

@@ -382,6 +382,9 @@ class ScoreParts(Record):
     def neighbours(self) -> float | None:
         """For a conversation turn (`session` and `turn` metadata): what the turns up to two before and after it, found by the same search, added to `base`."""
     @property
+    def question_share(self) -> float | None:
+        """For a conversation turn that asks: the share of its words in questions; its own score counts `1 - question_share` of itself in `base` (what its neighbours lent counts in full)."""
+    @property
     def date_factor(self) -> float | None:
         """For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"): how many times its BM25 score counts."""
 

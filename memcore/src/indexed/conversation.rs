@@ -140,8 +140,8 @@ impl IndexedStore {
             false => self
                 .indexes
                 .text
-                .turn_terms_of(&keys)
-                .map(|places| places.into_values().collect())
+                .turns_of(&keys)
+                .map(|turns| turns.into_values().map(|turn| turn.place).collect())
                 .unwrap_or_default(),
         };
         let value = index()?;

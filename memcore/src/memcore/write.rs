@@ -206,7 +206,7 @@ mod tests {
         }
         let sourdough = found(&sliced, Query::new("sourdough").mode(SearchMode::Text));
         let hits: Vec<_> = sourdough.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(hits, ["t2", "t3"]);
+        assert_eq!(hits, ["t3", "t2"], "the answer, then the turn that only asks");
         // The given vectors went with their memories, in whichever slice they fell.
         for (letter, id) in [(16, "t2"), (9, "t5")] {
             let query = Query::new("x").mode(SearchMode::Semantic).vector(one_hot(letter));

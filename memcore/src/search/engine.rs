@@ -98,15 +98,15 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
     };
 
     let mut candidates = fuse(mode, &text_hits, &vector_hits, &dated);
-    // Lending only reorders: a failure to read the turns' places leaves the order as it was.
-    // An agent's view (or the shared one) lends nothing: a turn the view hides must not show
-    // through its neighbour's score.
+    // Weighing turns only reorders: a failure to read their places leaves the order as it
+    // was. An agent's view (or the shared one) weighs nothing: a turn the view hides must not
+    // show through its neighbour's score.
     let viewed = query.agent.is_some() || query.shared;
     if mode != SearchMode::Semantic
         && !viewed
-        && let Err(e) = neighbours::lend_scores(&ctx.indexed.indexes().text, &mut candidates)
+        && let Err(e) = neighbours::weigh_turns(&ctx.indexed.indexes().text, &mut candidates)
     {
-        warnings.push(format!("neighbouring turns could not lend their scores: {}", e.report()));
+        warnings.push(format!("conversation turns could not be weighed: {}", e.report()));
     }
     if query.expand_links {
         expand_links(ctx, &filter, &mut candidates)?;

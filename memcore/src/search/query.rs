@@ -446,6 +446,10 @@ pub struct ScoreParts {
     /// For a conversation turn ([`crate::TURN_KEY`]): what the turns up to two before and
     /// after it, found by the same search, added to its `base`.
     pub neighbours: Option<f64>,
+    /// For a conversation turn that asks: the share of its words in questions. Its own
+    /// score counted `1 - question_share` of itself in `base` (what its neighbours lent
+    /// counts in full).
+    pub question_share: Option<f64>,
     /// For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"):
     /// how many times its BM25 score counts in a full-text search (it also ranks higher on
     /// the full-text side of a hybrid one).

@@ -34,9 +34,9 @@ use tantivy::{DocSet, TERMINATED};
 pub(crate) use self::errors::guarded;
 use self::errors::{REBUILD, damaged, failed};
 pub(crate) use self::query::tame;
-use self::schema::TURN_FIELD;
 pub(crate) use self::schema::{ENGLISH, tokenizers};
 use self::schema::{Fields, schema};
+use self::schema::{QUESTION_SHARE_FIELD, TURN_FIELD};
 pub(crate) use self::writer::TextBatch;
 use self::writer::{INIT_LOCK, InitLock, TANTIVY_LOCKS, WriterFileLock};
 use super::unsynced_dir::UnsyncedDirectory;
@@ -55,6 +55,15 @@ const CONTEXT_BOOST: f32 = 0.5;
 /// 0.462 -> 0.474 at 1.0; higher boosts score more there (0.487 at 2.0), where every question
 /// names a speaker, but would let a name outweigh what a memory says.
 const AUTHOR_BOOST: f32 = 1.0;
+
+/// A conversation turn as the full-text index holds it ([`TextIndex::turns_of`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IndexedTurn {
+    /// Its place ([`IndexDoc::turn_term`]): collection, session and turn number.
+    pub(crate) place: String,
+    /// The share of its words in questions ([`crate::text::question_share`]).
+    pub(crate) question_share: f64,
+}
 
 /// The BM25 full-text index of one store. `Send + Sync`; every method takes `&self`.
 pub(crate) struct TextIndex {
@@ -367,30 +376,31 @@ impl TextIndex {
         Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
     }
 
-    /// The conversation places ([`IndexDoc::turn_term`]) of those of `keys` that are turns:
-    /// each key's live document found in the term dictionary, its place read from a fast
-    /// column (no stored document is decompressed). Empty at once when no segment holds a
-    /// turn.
-    pub(crate) fn turn_terms_of(&self, keys: &[MemoryRef]) -> Result<HashMap<MemoryRef, String>> {
+    /// Those of `keys` that are conversation turns, with their places
+    /// ([`IndexDoc::turn_term`]) and how much they ask: each key's live document found in the
+    /// term dictionary, the rest read from fast columns (no stored document is
+    /// decompressed). Empty at once when no segment holds a turn.
+    pub(crate) fn turns_of(&self, keys: &[MemoryRef]) -> Result<HashMap<MemoryRef, IndexedTurn>> {
         guarded(&self.dir, || {
             let searcher = self.reader.searcher();
             let read = |e: std::io::Error| Error::io(format!("reading {}", self.dir.display()), e);
             let mut segments = Vec::new();
             for segment in searcher.segment_readers() {
-                let turns =
-                    segment.fast_fields().str(TURN_FIELD).map_err(|e| damaged(&self.dir, e))?;
+                let fast = segment.fast_fields();
+                let turns = fast.str(TURN_FIELD).map_err(|e| damaged(&self.dir, e))?;
                 if let Some(turns) = turns.filter(|column| column.num_terms() > 0) {
                     let keys = segment.inverted_index(self.fields.key);
-                    segments.push((segment, keys.map_err(|e| damaged(&self.dir, e))?, turns));
+                    let asks = fast.f64(QUESTION_SHARE_FIELD).map_err(|e| damaged(&self.dir, e))?;
+                    segments.push((segment, keys.map_err(|e| damaged(&self.dir, e))?, turns, asks));
                 }
             }
-            let mut places = HashMap::new();
+            let mut found = HashMap::new();
             if segments.is_empty() {
-                return Ok(places);
+                return Ok(found);
             }
             for key in keys {
                 let term = Term::from_field_text(self.fields.key, &key.to_string());
-                for (segment, inverted, turns) in &segments {
+                for (segment, inverted, turns, asks) in &segments {
                     let Some(mut postings) =
                         inverted.read_postings(&term, IndexRecordOption::Basic).map_err(read)?
                     else {
@@ -405,12 +415,13 @@ impl TextIndex {
                         && let Some(ord) = turns.term_ords(doc).next()
                         && turns.ord_to_str(ord, &mut place).map_err(read)?
                     {
-                        places.insert(key.clone(), place);
+                        let question_share = asks.first(doc).unwrap_or(0.0);
+                        found.insert(key.clone(), IndexedTurn { place, question_share });
                         break;
                     }
                 }
             }
-            Ok(places)
+            Ok(found)
         })
     }
 

@@ -22,6 +22,9 @@ pub(crate) const ENGLISH: &str = "memcore_en";
 /// The name of the field of a conversation turn's place.
 pub(super) const TURN_FIELD: &str = "turn";
 
+/// The name of the field of the share of a conversation turn's words that ask.
+pub(super) const QUESTION_SHARE_FIELD: &str = "question_share";
+
 /// The `pinned` term of a pinned memory.
 pub(super) const PINNED: &str = "true";
 
@@ -65,6 +68,9 @@ pub(super) struct Fields {
     /// A conversation turn's place (`IndexDoc::turn_term`): raw, indexed (the turn after it
     /// finds it) and a fast column (a search finds its neighbours among the candidates).
     pub(super) turn: Field,
+    /// For a conversation turn, the share of its words in questions
+    /// ([`crate::text::question_share`]): a fast column, read with the turn's place.
+    pub(super) question_share: Field,
 }
 
 /// The schema of the index and its fields.
@@ -98,6 +104,7 @@ pub(super) fn schema() -> (Schema, Fields) {
         link_edge: builder.add_text_field("link_edge", STRING),
         pinned: builder.add_text_field("pinned", STRING),
         turn: builder.add_text_field(TURN_FIELD, STRING | FAST),
+        question_share: builder.add_f64_field(QUESTION_SHARE_FIELD, FAST),
     };
     (builder.build(), fields)
 }
@@ -136,6 +143,7 @@ pub(super) fn to_document(doc: &IndexDoc, f: &Fields) -> TantivyDocument {
     }
     if let Some(term) = &doc.turn_term {
         out.add_text(f.turn, term);
+        out.add_f64(f.question_share, crate::text::question_share(&doc.content));
     }
     if let Some(summary) = &doc.summary {
         out.add_text(f.summary, summary);
