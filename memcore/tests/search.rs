@@ -94,6 +94,26 @@ fn text_and_hybrid_rank_and_explain() {
 }
 
 #[test]
+fn a_name_the_search_gives_ranks_that_person_s_memories_above_mentions_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            NewMemory::new("Ana, that hike looked great!").id("to-ana").created_by("Ben"),
+            NewMemory::new("I hiked up the ridge with my sister on Sunday before the rain came.")
+                .id("by-ana")
+                .created_by("Ana"),
+            NewMemory::new("Dora went for a hike too.").id("by-carl").created_by("Carl"),
+        ])
+        .unwrap();
+    let found = |text: &str| ids(&memcore, &Query::new(text).mode(SearchMode::Text));
+    assert_eq!(found("What did Ana's hike look like?")[..2], ["by-ana", "to-ana"]);
+    assert_eq!(found("\"Ana, that hike\"")[0], "to-ana", "a quoted name is a phrase's word");
+    // A name of nobody who wrote here is searched as before, in the content.
+    assert_eq!(found("Dora hike")[0], "by-carl");
+}
+
+#[test]
 fn filters_narrow_results() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = store(dir.path());

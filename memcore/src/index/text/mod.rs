@@ -11,6 +11,7 @@
 //! The index stores only the key and the content hash of each memory; the store holds the rest.
 
 pub(crate) mod errors;
+mod names;
 mod query;
 mod schema;
 mod writer;
@@ -280,8 +281,9 @@ impl TextIndex {
         filter: &DocFilter,
         limit: usize,
     ) -> Result<Vec<(MemoryRef, f32)>> {
-        let (text_query, _ignored) = self.parser.parse_query_lenient(&tame(text));
         let searcher = self.reader.searcher();
+        let text = self.with_authors_named(&searcher, text);
+        let (text_query, _ignored) = self.parser.parse_query_lenient(&tame(&text));
         // A bare text query is scored with block-max WAND (top-k pruning); any required
         // filter clause forces scoring every match, so drop clauses that exclude nothing.
         let filter = self.effective_filter(&searcher, filter);
