@@ -114,6 +114,22 @@ fn a_name_the_search_gives_ranks_that_person_s_memories_above_mentions_of_them()
 }
 
 #[test]
+fn the_words_a_question_is_made_of_do_not_rank_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let memcore = Memcore::open(dir.path()).unwrap();
+    memcore
+        .put_many(vec![
+            NewMemory::new("What did you do? How was it?").id("frame"),
+            NewMemory::new("We painted the shed for the birthday party.").id("party"),
+        ])
+        .unwrap();
+    let found = |text: &str| ids(&memcore, &Query::new(text).mode(SearchMode::Text));
+    assert_eq!(found("What did you do for the birthday?"), ["party"]);
+    // A search made only of such words still finds them.
+    assert_eq!(found("what did you do"), ["frame"]);
+}
+
+#[test]
 fn filters_narrow_results() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = store(dir.path());

@@ -14,6 +14,7 @@ pub(crate) mod errors;
 mod names;
 mod query;
 mod schema;
+mod stop_words;
 mod writer;
 
 #[cfg(test)]
@@ -29,6 +30,7 @@ use tantivy::query::{
     AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::tokenizer::TokenizerManager;
 use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 use tantivy::{DocSet, TERMINATED};
 
@@ -36,7 +38,7 @@ pub(crate) use self::errors::guarded;
 use self::errors::{REBUILD, damaged, failed};
 pub(crate) use self::query::tame;
 pub(crate) use self::schema::{ENGLISH, tokenizers};
-use self::schema::{Fields, schema};
+use self::schema::{Fields, query_tokenizers, schema};
 use self::schema::{QUESTION_SHARE_FIELD, TURN_FIELD};
 pub(crate) use self::writer::TextBatch;
 use self::writer::{INIT_LOCK, InitLock, TANTIVY_LOCKS, WriterFileLock};
@@ -76,8 +78,11 @@ pub(crate) struct TextIndex {
     reader: IndexReader,
     /// The schema's fields.
     fields: Fields,
-    /// Parses user text over title (boosted), content, tags and id.
+    /// Parses user text over title (boosted), content, tags and id, without the words
+    /// questions are made of (`stop_words`).
     parser: QueryParser,
+    /// The same, keeping those words: for a search made only of them.
+    parser_keeping_all: QueryParser,
     /// Serializes this handle's writers, so threads queue instead of polling the file lock.
     writing: Mutex<()>,
 }
@@ -98,6 +103,25 @@ pub(crate) fn open_english(
         Index::builder().schema(schema).tokenizers(tokenizers()).open_or_create(directory)?;
     let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
     Ok((index, reader))
+}
+
+/// A parser of user text over title (boosted), content, context (half weight), summary,
+/// author, tags and id, analysed by `tokenizers`.
+fn text_parser(index: &Index, fields: &Fields, tokenizers: TokenizerManager) -> QueryParser {
+    let searched = vec![
+        fields.title,
+        fields.content,
+        fields.context,
+        fields.summary,
+        fields.author,
+        fields.tags_text,
+        fields.id,
+    ];
+    let mut parser = QueryParser::new(index.schema(), searched, tokenizers);
+    parser.set_field_boost(fields.title, TITLE_BOOST);
+    parser.set_field_boost(fields.context, CONTEXT_BOOST);
+    parser.set_field_boost(fields.author, AUTHOR_BOOST);
+    parser
 }
 
 impl TextIndex {
@@ -138,22 +162,18 @@ impl TextIndex {
         let (schema, fields) = schema();
         let directory = UnsyncedDirectory::open(dir).map_err(|e| damaged(dir, e))?;
         let (index, reader) = open_english(directory, schema).map_err(|e| damaged(dir, e))?;
-        let mut parser = QueryParser::for_index(
-            &index,
-            vec![
-                fields.title,
-                fields.content,
-                fields.context,
-                fields.summary,
-                fields.author,
-                fields.tags_text,
-                fields.id,
-            ],
-        );
-        parser.set_field_boost(fields.title, TITLE_BOOST);
-        parser.set_field_boost(fields.context, CONTEXT_BOOST);
-        parser.set_field_boost(fields.author, AUTHOR_BOOST);
-        Ok(Self { dir: dir.to_path_buf(), index, reader, fields, parser, writing: Mutex::new(()) })
+        let parser = text_parser(&index, &fields, query_tokenizers());
+        let parser_keeping_all = text_parser(&index, &fields, index.tokenizers().clone());
+        let writing = Mutex::new(());
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+            parser,
+            parser_keeping_all,
+            writing,
+        })
     }
 
     /// Removes every document, in one commit (other processes see the index empty after their
@@ -283,7 +303,15 @@ impl TextIndex {
     ) -> Result<Vec<(MemoryRef, f32)>> {
         let searcher = self.reader.searcher();
         let text = self.with_authors_named(&searcher, text);
-        let (text_query, _ignored) = self.parser.parse_query_lenient(&tame(&text));
+        let text = tame(&text);
+        let (mut text_query, _ignored) = self.parser.parse_query_lenient(&text);
+        // The id field is not analysed: every word is a term of it.
+        let mut searches_a_word = false;
+        text_query.query_terms(&mut |term, _| searches_a_word |= term.field() != self.fields.id);
+        if !searches_a_word {
+            // Only words questions are made of ("what was it?"): search for them after all.
+            text_query = self.parser_keeping_all.parse_query_lenient(&text).0;
+        }
         // A bare text query is scored with block-max WAND (top-k pruning); any required
         // filter clause forces scoring every match, so drop clauses that exclude nothing.
         let filter = self.effective_filter(&searcher, filter);

@@ -11,6 +11,7 @@ use tantivy::tokenizer::{
 };
 use tantivy::{DateTime, TantivyDocument};
 
+use super::stop_words::QUESTION_WORDS;
 use crate::Timestamp;
 use crate::index::IndexDoc;
 use crate::links::term::edge_term;
@@ -113,16 +114,33 @@ pub(super) fn schema() -> (Schema, Fields) {
 /// index: every `Index` opened must be given them.
 pub(crate) fn tokenizers() -> TokenizerManager {
     let manager = TokenizerManager::default();
+    let stop_words = StopWordFilter::new(Language::English);
+    manager.register(ENGLISH, english(stop_words));
+    manager
+}
+
+/// [`tokenizers`] as a search reads its text: the English analyzer also drops the words
+/// questions are made of ([`QUESTION_WORDS`]), and otherwise analyses words exactly as the
+/// index does.
+pub(super) fn query_tokenizers() -> TokenizerManager {
+    let manager = TokenizerManager::default();
+    let stop_words = QUESTION_WORDS.iter().map(|word| (*word).to_owned());
+    manager.register(ENGLISH, english(Some(StopWordFilter::remove(stop_words))));
+    manager
+}
+
+/// The English analyzer: words (runs of letters and digits) of at most 40 bytes, folded to
+/// ASCII, lower-cased, without `stop_words`, stemmed.
+fn english(stop_words: Option<StopWordFilter>) -> TextAnalyzer {
     let mut english = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(AsciiFoldingFilter)
         .filter(LowerCaser)
         .dynamic();
-    if let Some(stop_words) = StopWordFilter::new(Language::English) {
+    if let Some(stop_words) = stop_words {
         english = english.filter_dynamic(stop_words);
     }
-    manager.register(ENGLISH, english.filter_dynamic(Stemmer::new(Language::English)).build());
-    manager
+    english.filter_dynamic(Stemmer::new(Language::English)).build()
 }
 
 /// The tantivy document of `doc`.
