@@ -235,6 +235,7 @@ def test_results_are_an_immutable_sequence_with_dicts_and_reprs(corpus: memcore.
         "link",
         "neighbours",
         "question_share",
+        "author_factor",
         "date_factor",
     }
     assert top.to_dict() == first

@@ -108,9 +108,17 @@ fn a_name_the_search_gives_ranks_that_person_s_memories_above_mentions_of_them()
         .unwrap();
     let found = |text: &str| ids(&memcore, &Query::new(text).mode(SearchMode::Text));
     assert_eq!(found("What did Ana's hike look like?")[..2], ["by-ana", "to-ana"]);
+    let hits = memcore.search(&Query::new("Ana hike").mode(SearchMode::Text)).unwrap().hits;
+    let factor = |id: &str| hits.iter().find(|h| h.memory.id.as_str() == id).unwrap().parts;
+    assert_eq!(factor("by-ana").author_factor, None, "by the person named");
+    let other = factor("to-ana");
+    assert_eq!(other.author_factor, Some(0.7), "by someone else: {other:?}");
+    assert!((other.base - 0.7 * f64::from(other.text_score.unwrap())).abs() < 1e-6);
     assert_eq!(found("\"Ana, that hike\"")[0], "to-ana", "a quoted name is a phrase's word");
     // A name of nobody who wrote here is searched as before, in the content.
     assert_eq!(found("Dora hike")[0], "by-carl");
+    let hits = memcore.search(&Query::new("Dora hike").mode(SearchMode::Text)).unwrap().hits;
+    assert!(hits.iter().all(|h| h.parts.author_factor.is_none()), "no author named");
 }
 
 #[test]

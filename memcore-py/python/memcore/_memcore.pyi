@@ -385,6 +385,9 @@ class ScoreParts(Record):
     def question_share(self) -> float | None:
         """For a conversation turn that asks: the share of its words in questions; its own score counts `1 - question_share` of itself in `base` (what its neighbours lent counts in full)."""
     @property
+    def author_factor(self) -> float | None:
+        """For a memory not by a person the search names, when it names an author of the store ("what did Ana say about ...?"): the factor its `base` was multiplied by (0.7)."""
+    @property
     def date_factor(self) -> float | None:
         """For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"): how many times its BM25 score counts."""
 

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::authors;
 use super::dates;
 use super::fusion::hybrid_score;
 use super::neighbours;
@@ -107,6 +108,12 @@ pub(crate) fn search(ctx: &SearchContext<'_>, query: &Query) -> Result<SearchRes
         && let Err(e) = neighbours::weigh_turns(&ctx.indexed.indexes().text, &mut candidates)
     {
         warnings.push(format!("conversation turns could not be weighed: {}", e.report()));
+    }
+    if mode != SearchMode::Semantic
+        && let Err(e) =
+            authors::prefer_named_authors(&ctx.indexed.indexes().text, &query.text, &mut candidates)
+    {
+        warnings.push(format!("the authors the search names could not be weighed: {}", e.report()));
     }
     if query.expand_links {
         expand_links(ctx, &filter, &mut candidates)?;

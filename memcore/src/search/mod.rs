@@ -2,6 +2,7 @@
 //! reciprocal rank fusion: `1/(5 + text rank) + 0.7/(5 + vector rank)`), filters pushed into the indexes, `key=value` filters checked on the
 //! stored memory, an optional recency boost, and score parts on every hit.
 
+mod authors;
 mod dates;
 pub(crate) mod engine;
 mod fusion;

@@ -450,6 +450,9 @@ pub struct ScoreParts {
     /// score counted `1 - question_share` of itself in `base` (what its neighbours lent
     /// counts in full).
     pub question_share: Option<f64>,
+    /// For a memory not by a person the search names, when it names an author of the
+    /// store ("what did Ana say about ...?"): the factor its `base` was multiplied by (0.7).
+    pub author_factor: Option<f64>,
     /// For a memory created on a date the query names ("on 16 June, 2023", "in May 2022"):
     /// how many times its BM25 score counts in a full-text search (it also ranks higher on
     /// the full-text side of a hybrid one).

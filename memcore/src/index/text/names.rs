@@ -5,11 +5,15 @@
 //! turns did, and took a fifth of the first five places.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
+use tantivy::query::{BooleanQuery, TermSetQuery};
 use tantivy::tokenizer::TokenStream;
 use tantivy::{Searcher, Term};
 
 use super::TextIndex;
+use super::errors::guarded;
+use crate::{MemoryRef, Result};
 
 /// How much a name the search gives counts on the author field (`created_by`), relative to
 /// a word of the content.
@@ -19,7 +23,33 @@ const AS_AUTHOR: f32 = 3.0;
 /// found, below those by them.
 const IN_CONTENT: f32 = 0.3;
 
+/// A word of a search that names an author of the store.
+struct Named {
+    /// Where the word starts in the text, in bytes.
+    at: usize,
+    /// The word as written (a trailing possessive or punctuation included).
+    word_len: usize,
+    /// The name in it.
+    name_len: usize,
+    /// The name's term in the author field.
+    term: String,
+}
+
 impl TextIndex {
+    /// The terms of the authors of the store that `text` names (see
+    /// [`TextIndex::with_authors_named`]), in the order named, without repeats.
+    pub(crate) fn authors_named(&self, text: &str) -> Result<Vec<String>> {
+        guarded(&self.dir, || {
+            let mut terms: Vec<String> = Vec::new();
+            for named in self.names_in(&self.reader.searcher(), text) {
+                if !terms.contains(&named.term) {
+                    terms.push(named.term);
+                }
+            }
+            Ok(terms)
+        })
+    }
+
     /// `text` with every word that names an author of the store searched as
     /// `(author:Name^3 content:Name^0.3)` instead of in every field at the content's weight.
     /// A name is a capitalised word outside quotes (a possessive `'s` or punctuation may
@@ -30,36 +60,63 @@ impl TextIndex {
         searcher: &Searcher,
         text: &'t str,
     ) -> Cow<'t, str> {
-        let Ok(mut analyzer) = self.index.tokenizer_for_field(self.fields.author) else {
+        let names = self.names_in(searcher, text);
+        if names.is_empty() {
             return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len() + 32 * names.len());
+        let mut copied = 0;
+        for named in names {
+            let name = &text[named.at..named.at + named.name_len];
+            out.push_str(&text[copied..named.at]);
+            out.push_str(&format!("(author:{name}^{AS_AUTHOR} content:{name}^{IN_CONTENT})"));
+            copied = named.at + named.word_len;
+        }
+        out.push_str(&text[copied..]);
+        Cow::Owned(out)
+    }
+
+    /// The words of `text` that name an author of the store; none when the author field
+    /// cannot be read.
+    fn names_in(&self, searcher: &Searcher, text: &str) -> Vec<Named> {
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(self.fields.author) else {
+            return Vec::new();
         };
-        let mut is_author = |word: &str| {
+        let mut author_term = |name: &str| {
             let mut tokens = Vec::new();
-            analyzer.token_stream(word).process(&mut |token| tokens.push(token.text.clone()));
-            let [token] = tokens.as_slice() else { return false };
+            analyzer.token_stream(name).process(&mut |token| tokens.push(token.text.clone()));
+            let [token] = tokens.as_slice() else { return None };
             let term = Term::from_field_text(self.fields.author, token);
-            searcher.doc_freq(&term).is_ok_and(|count| count > 0)
+            searcher.doc_freq(&term).is_ok_and(|count| count > 0).then(|| token.clone())
         };
-        let mut out = String::with_capacity(text.len());
-        let (mut quoted, mut named) = (false, false);
+        let mut names = Vec::new();
+        let (mut at, mut quoted) = (0, false);
         for piece in text.split_inclusive(char::is_whitespace) {
             let word = piece.trim_end_matches(char::is_whitespace);
-            match name_in(word) {
-                Some(name) if !quoted && is_author(name) => {
-                    named = true;
-                    out.push_str(&format!(
-                        "(author:{name}^{AS_AUTHOR} content:{name}^{IN_CONTENT})"
-                    ));
-                    out.push_str(&piece[word.len()..]);
-                }
-                _ => out.push_str(piece),
+            if let Some(name) = name_in(word).filter(|_| !quoted)
+                && let Some(term) = author_term(name)
+            {
+                names.push(Named { at, word_len: word.len(), name_len: name.len(), term });
             }
             quoted ^= word.matches('"').count() % 2 == 1;
+            at += piece.len();
         }
-        match named {
-            true => Cow::Owned(out),
-            false => Cow::Borrowed(text),
-        }
+        names
+    }
+
+    /// Those of `keys` whose author (`created_by`) has one of `terms` ([`TextIndex::authors_named`]).
+    pub(crate) fn keys_by(
+        &self,
+        keys: &[MemoryRef],
+        terms: &[String],
+    ) -> Result<HashSet<MemoryRef>> {
+        let keys = keys.iter().map(|key| Term::from_field_text(self.fields.key, &key.to_string()));
+        let authors = terms.iter().map(|term| Term::from_field_text(self.fields.author, term));
+        let query = BooleanQuery::intersection(vec![
+            Box::new(TermSetQuery::new(keys)),
+            Box::new(TermSetQuery::new(authors)),
+        ]);
+        Ok(self.collect(&query)?.into_iter().map(|(key, _)| key).collect())
     }
 }
 
