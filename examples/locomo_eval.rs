@@ -7,13 +7,15 @@
 //! ```text
 //! scripts/fetch-models   # for semantic and hybrid
 //! cargo run --release --example locomo_eval -- [--modes text,semantic,hybrid] [--out DIR] \
-//!     [--data DIR] [--plain]
+//!     [--data DIR] [--plain] [--shared]
 //! ```
 //!
 //! `--plain` stores each turn as a new user would (its text, who said it, when, and its
 //! session and turn number as metadata) instead of the harness's rewrite (date and speaker in
 //! the text, the speaker as title, the previous turn as context). `--data` is the directory
-//! holding `locomo-dev/` and `score.py` (default `../shared/eval`).
+//! holding `locomo-dev/` and `score.py` (default `../shared/eval`). `--shared` puts every
+//! conversation into one store, each in a collection of its own, and searches each question
+//! in its conversation's collection: how a store shared by several sources ranks.
 //!
 //! The data is licensed for evaluation only and is read in place, never copied.
 
@@ -61,12 +63,12 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
 /// A turn as a memory: who said it and when is part of the text, so both full-text and
 /// semantic search can use it; the speaker is the title, and the turn it answers is the
 /// context (short replies mean little on their own).
-fn turn_memory(turn: &Turn, previous: Option<&Turn>) -> NewMemory {
+fn turn_memory(turn: &Turn, previous: Option<&Turn>, collection: &str) -> NewMemory {
     let text = format!("({}) {}: {}", turn.session_date_time, turn.speaker, turn.text);
     let mut memory = NewMemory::new(text)
         .id(turn.dia_id.to_lowercase())
         .title(turn.speaker.clone())
-        .collection("turns")
+        .collection(collection)
         .meta("dia_id", turn.dia_id.clone())
         .meta("speaker", turn.speaker.clone())
         .meta("session", turn.session)
@@ -84,10 +86,10 @@ fn turn_memory(turn: &Turn, previous: Option<&Turn>) -> NewMemory {
 /// (`created_at`) and where in the conversation (`session` and `turn` metadata,
 /// `memcore::SESSION_KEY` and `memcore::TURN_KEY`); the id and `dia_id` only so that hits
 /// can be scored.
-fn plain_memory(turn: &Turn) -> NewMemory {
+fn plain_memory(turn: &Turn, collection: &str) -> NewMemory {
     let mut memory = NewMemory::new(turn.text.clone())
         .id(turn.dia_id.to_lowercase())
-        .collection("turns")
+        .collection(collection)
         .created_by(turn.speaker.clone())
         .meta(memcore::SESSION_KEY, turn.session)
         .meta(memcore::TURN_KEY, turn.turn_index)
@@ -109,6 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     let out = PathBuf::from(flag("--out").unwrap_or_else(|| "target/locomo".into()));
     let plain = args.iter().any(|a| a == "--plain");
+    let shared = args.iter().any(|a| a == "--shared");
     let data = flag("--data").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/eval"),
         PathBuf::from,
@@ -123,21 +126,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let stores = tempfile::tempdir()?;
-    let mut handles = BTreeMap::new();
+    // Where a conversation is stored: its own store, or (`--shared`) a collection of one.
+    let place = |conv: &str| match shared {
+        true => ("shared".to_owned(), conv.to_owned()),
+        false => (conv.to_owned(), "turns".to_owned()),
+    };
+    let mut handles: BTreeMap<String, Memcore> = BTreeMap::new();
     let started = Instant::now();
     for (conv, mut conv_turns) in by_conv {
         conv_turns.sort_by_key(|t| t.turn_index);
-        let memcore = Memcore::open(stores.path().join(conv))?;
+        let (store, collection) = place(conv);
+        if !handles.contains_key(&store) {
+            handles.insert(store.clone(), Memcore::open(stores.path().join(&store))?);
+        }
         let memories = conv_turns
             .iter()
             .enumerate()
             .map(|(i, turn)| match plain {
-                true => plain_memory(turn),
-                false => turn_memory(turn, i.checked_sub(1).map(|p| conv_turns[p])),
+                true => plain_memory(turn, &collection),
+                false => turn_memory(turn, i.checked_sub(1).map(|p| conv_turns[p]), &collection),
             })
             .collect();
-        memcore.put_many(memories)?;
-        handles.insert(conv.to_owned(), memcore);
+        handles[&store].put_many(memories)?;
     }
     eprintln!("ingested {} turns in {:.1} s", turns.len(), started.elapsed().as_secs_f64());
 
@@ -147,10 +157,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut took = Vec::with_capacity(questions.len());
         let mut warned = false;
         for question in &questions {
-            let memcore = &handles[&question.conv_id];
+            let (store, collection) = place(&question.conv_id);
+            let query = Query::new(&question.question).mode(mode).limit(RANKED);
+            let query = match shared {
+                true => query.collection(collection),
+                false => query,
+            };
             let started = Instant::now();
-            let results =
-                memcore.search(&Query::new(&question.question).mode(mode).limit(RANKED))?;
+            let results = handles[&store].search(&query)?;
             took.push(started.elapsed().as_secs_f64() * 1000.0);
             if !warned && !results.warnings.is_empty() {
                 eprintln!("warning ({mode}): {}", results.warnings.join("; "));

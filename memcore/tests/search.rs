@@ -138,6 +138,27 @@ fn the_words_a_question_is_made_of_do_not_rank_memories() {
 }
 
 #[test]
+fn a_search_in_a_collection_ranks_as_a_store_of_its_own_would() {
+    let own: Vec<NewMemory> = ["alpha", "beta", "beta gamma"]
+        .iter()
+        .enumerate()
+        .map(|(n, text)| NewMemory::new(*text).id(format!("a{n}")).collection("a"))
+        .collect();
+    // Another source, where "alpha" is common: in the whole index "beta" is the rarer word.
+    let other = (0..10).map(|n| NewMemory::new("alpha delta").id(format!("b{n}")).collection("b"));
+    let search = |memcore: &Memcore| {
+        ids(memcore, &Query::new("alpha beta").mode(SearchMode::Text).collection("a"))
+    };
+    let (alone_dir, shared_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let alone = Memcore::open(alone_dir.path()).unwrap();
+    alone.put_many(own.clone()).unwrap();
+    let shared = Memcore::open(shared_dir.path()).unwrap();
+    shared.put_many(own.into_iter().chain(other).collect()).unwrap();
+    assert_eq!(search(&alone)[0], "a0", "in its own store \"alpha\" is the rarer word");
+    assert_eq!(search(&shared), search(&alone));
+}
+
+#[test]
 fn filters_narrow_results() {
     let dir = tempfile::tempdir().unwrap();
     let memcore = store(dir.path());

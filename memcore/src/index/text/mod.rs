@@ -14,6 +14,7 @@ pub(crate) mod errors;
 mod names;
 mod query;
 mod schema;
+mod statistics;
 mod stop_words;
 mod writer;
 
@@ -40,6 +41,7 @@ pub(crate) use self::query::tame;
 pub(crate) use self::schema::{ENGLISH, tokenizers};
 use self::schema::{Fields, query_tokenizers, schema};
 use self::schema::{QUESTION_SHARE_FIELD, TURN_FIELD};
+use self::statistics::CollectionStatistics;
 pub(crate) use self::writer::TextBatch;
 use self::writer::{INIT_LOCK, InitLock, TANTIVY_LOCKS, WriterFileLock};
 use super::unsynced_dir::UnsyncedDirectory;
@@ -322,9 +324,17 @@ impl TextIndex {
             ])),
             None => text_query,
         };
-        let top = searcher
-            .search(&query, &TopDocs::with_limit(limit).order_by_score())
-            .map_err(|e| failed("searching the full-text index", e))?;
+        let top = TopDocs::with_limit(limit).order_by_score();
+        // A search in some collections ranks with their statistics, as in a store of their own.
+        let top = match CollectionStatistics::of(
+            &searcher,
+            self.fields.collection,
+            &filter.collections,
+        ) {
+            Some(statistics) => searcher.search_with_statistics_provider(&query, &top, &statistics),
+            None => searcher.search(&query, &top),
+        }
+        .map_err(|e| failed("searching the full-text index", e))?;
         let mut hits = top
             .into_iter()
             .map(|(score, address)| Ok((self.stored_key(&searcher, address)?, score)))
